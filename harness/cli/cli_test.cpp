@@ -1,0 +1,2 @@
+// File: harness/cli/cli_test.cpp (being written)
+#include <gtest/gtest.h>

@@ -1,0 +1,1 @@
+// File: ledger/ledger.cpp (being written)

@@ -1,0 +1,174 @@
+// File: ledger/ledger.h
+// -----------------------------------------------------------------------------
+// The reproducibility ledger (DESIGN §7): a SQLite file holding runs, their
+// result rows and claim verdicts, each row content-hashed with XXH3-128 over a
+// canonical encoding (ledger/canonical.h), each finished run sealed with a
+// run_hash over its metadata and ordered row hashes, and runs chained in seal
+// order by chain_hash = H(previous chain_hash, run_hash).
+//
+// Writes are transactional (WAL, busy timeout, BEGIN IMMEDIATE), so several
+// processes may write one ledger at once and a killed writer leaves a ledger
+// that verifies, with its run shown as not complete.
+//
+// Errors throw cb::ledger::LedgerError whose what() is one line naming the
+// file and what is wrong.
+#ifndef CB_LEDGER_LEDGER_H_
+#define CB_LEDGER_LEDGER_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cb::ledger {
+
+class LedgerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Current schema version (PRAGMA user_version). Opening an older file
+// migrates it forward in one transaction; a newer one is refused.
+inline constexpr int kSchemaVersion = 2;
+
+enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
+const char* RunStatusName(RunStatus s);  // "running", "complete", ...
+
+struct RunMeta {
+  std::string command;       // the command line, e.g. "claimbench run --profile quick"
+  std::string profile;       // smoke | quick | full | bench
+  uint64_t seed = 0;
+  std::string git_commit;    // empty when unknown
+  bool git_dirty = false;
+  std::string source_hash;   // XXH3-128 hex of the harness+reference sources
+  std::string platform_hash; // harness/platform.h
+  nlohmann::json platform = nlohmann::json::object();
+  nlohmann::json build = nlohmann::json::object();
+};
+
+// One measured or computed value.
+struct Result {
+  std::string suite;
+  std::string case_name;
+  std::string backend;                         // "cpu" | "cuda" | ""
+  nlohmann::json params = nlohmann::json::object();  // canonicalised (sorted keys)
+  std::string metric;
+  std::string unit;
+  std::string direction = "none";              // "lower" | "higher" | "none" (better is ...)
+  double value = 0.0;
+  std::optional<double> ci_low, ci_high;       // 95% unless params say otherwise
+  int64_t n = 1;
+  std::vector<double> samples;                 // raw samples (e.g. per-repetition seconds)
+  std::string input_hash, output_hash;         // hex, empty when not applicable
+  std::optional<double> energy_j;              // NULL when no meter: never 0
+  std::string energy_source;                   // "nvml", "rapl", or "unavailable: <reason>"
+  std::optional<double> energy_window_s;
+  int threads = 1;
+};
+
+// One claim verdict (harness/claim.h fills it).
+struct ClaimRow {
+  std::string claim_id, suite, paper, section, statement;
+  std::string paper_value, paper_setting, our_setting;
+  std::string metric, criterion, scale;        // scale: "paper-scale" | "mechanism"
+  std::string verdict;                         // REPRODUCED | NOT_REPRODUCED | INCONCLUSIVE | UNMEASURABLE
+  std::optional<double> value, ci_low, ci_high;
+  double confidence = 0.95;
+  std::string reason;                          // why unmeasurable / inconclusive, else detail
+  nlohmann::json requirements = nlohmann::json::object();
+};
+
+struct Ceiling {
+  std::string name;   // "cpu_copy_bandwidth", "cpu_sgemm", "gpu_d2d_bandwidth", ...
+  double value = 0;
+  std::string unit;   // "GB/s", "GFLOP/s"
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+struct RunSummary {
+  int64_t id = 0;
+  std::string run_uuid;
+  std::string status;         // as stored; "running" rows whose writer is gone are shown "incomplete"
+  bool writer_alive = false;  // a running run whose process still exists on this host
+  std::string command, profile, started_at, finished_at, platform_hash;
+  std::string run_hash, chain_hash;  // empty until sealed
+  int64_t results = 0, claims = 0;
+};
+
+struct VerifyReport {
+  bool ok = true;
+  int64_t runs = 0, results = 0, claims = 0;
+  int64_t unsealed_runs = 0;    // running / killed runs: rows verified, no run hash yet
+  std::string first_error;      // e.g. "results row 42 (run 3): content_hash mismatch"
+};
+
+struct ImportReport {
+  int64_t runs_added = 0, runs_skipped = 0;  // skipped: run_hash already present
+};
+
+class Ledger {
+ public:
+  // Opens (creating if absent) the ledger at `path`, migrating older schemas.
+  // A file that is not SQLite, or a newer schema, throws LedgerError.
+  static Ledger Open(const std::string& path);
+  // Opens an existing ledger without creating or migrating it.
+  static Ledger OpenReadOnly(const std::string& path);
+
+  Ledger(Ledger&&) noexcept;
+  Ledger& operator=(Ledger&&) noexcept;
+  ~Ledger();
+
+  const std::string& path() const;
+
+  // --- writing a run -------------------------------------------------------
+  int64_t BeginRun(const RunMeta& meta);            // status "running"
+  void AddResult(int64_t run_id, const Result& r);  // own transaction unless one is open
+  void AddResults(int64_t run_id, std::span<const Result> rows);  // one transaction
+  void AddClaim(int64_t run_id, const ClaimRow& c);
+  // Seals the run: computes run_hash and chain_hash and stores the status.
+  void FinishRun(int64_t run_id, RunStatus status);
+
+  // Explicit transaction for bulk writes (AddResult joins it).
+  void BeginTransaction();
+  void Commit();
+  void Rollback();
+
+  // --- ceilings, measured once per platform hash --------------------------
+  std::vector<Ceiling> GetCeilings(const std::string& platform_hash);
+  void PutCeilings(const std::string& platform_hash, std::span<const Ceiling> ceilings);
+
+  // --- reading ------------------------------------------------------------
+  VerifyReport Verify();
+  std::vector<RunSummary> Log(int limit = 20);
+  // A run by numeric id, "latest", or a run_hash / run_uuid prefix (>= 6 hex).
+  // Throws LedgerError when none or several match.
+  int64_t ResolveRun(const std::string& ref);
+  RunSummary GetRun(int64_t run_id);
+  std::vector<Result> GetResults(int64_t run_id);
+  std::vector<ClaimRow> GetClaims(int64_t run_id);
+
+  // --- exchange -----------------------------------------------------------
+  // JSON Lines: one object per sealed run with its meta, rows and hashes.
+  // `run_ids` empty = every sealed run.
+  void Export(std::ostream& out, std::span<const int64_t> run_ids = {});
+  // Idempotent by run_hash; every imported run is re-verified before it is
+  // written (a tampered export is refused with the line number).
+  ImportReport Import(std::istream& in, const std::string& source_name);
+  ImportReport Merge(const std::string& other_path);
+
+  struct Impl;
+
+ private:
+  explicit Ledger(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_LEDGER_H_

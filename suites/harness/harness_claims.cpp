@@ -1,0 +1,1 @@
+// File: suites/harness/harness_claims.cpp (being written)
