@@ -22,9 +22,12 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/result.h"
 
 namespace cb::ledger {
 
@@ -52,25 +55,8 @@ struct RunMeta {
   nlohmann::json build = nlohmann::json::object();
 };
 
-// One measured or computed value.
-struct Result {
-  std::string suite;
-  std::string case_name;
-  std::string backend;                         // "cpu" | "cuda" | ""
-  nlohmann::json params = nlohmann::json::object();  // canonicalised (sorted keys)
-  std::string metric;
-  std::string unit;
-  std::string direction = "none";              // "lower" | "higher" | "none" (better is ...)
-  double value = 0.0;
-  std::optional<double> ci_low, ci_high;       // 95% unless params say otherwise
-  int64_t n = 1;
-  std::vector<double> samples;                 // raw samples (e.g. per-repetition seconds)
-  std::string input_hash, output_hash;         // hex, empty when not applicable
-  std::optional<double> energy_j;              // NULL when no meter: never 0
-  std::string energy_source;                   // "nvml", "rapl", or "unavailable: <reason>"
-  std::optional<double> energy_window_s;
-  int threads = 1;
-};
+// One measured or computed value (defined in harness/result.h).
+using Result = cb::harness::Result;
 
 // One claim verdict (harness/claim.h fills it).
 struct ClaimRow {
@@ -89,6 +75,32 @@ struct Ceiling {
   double value = 0;
   std::string unit;   // "GB/s", "GFLOP/s"
   nlohmann::json detail = nlohmann::json::object();
+  std::string measured_at;  // ISO-8601 UTC; set by PutCeilings, filled by GetCeilings
+};
+
+// A content-addressed generator output (DESIGN §4): its bytes hash to `hash`.
+struct Artifact {
+  std::string hash;        // XXH3-128 hex of the bytes
+  std::string generator;   // e.g. "tensors"
+  int64_t version = 1;     // generator version
+  nlohmann::json params = nlohmann::json::object();
+  int64_t size = 0;        // bytes
+  std::string path;        // where the bytes are cached, "" when not kept
+  std::string created_at;  // filled by GetArtifact
+};
+
+// A gate verdict with the statistics that produced it (decision provenance).
+struct Decision {
+  int64_t run_id = 0;      // the candidate run
+  std::string baseline;    // baseline run (uuid or run_hash) or baseline file
+  std::string suite, case_name, metric;
+  std::string verdict;     // e.g. "pass" | "regression" | "inconclusive"
+  std::string test;        // e.g. "mann-whitney+bootstrap"
+  std::optional<int64_t> n;
+  std::optional<double> p, effect, ci_low, ci_high, threshold;
+  std::string policy_version;
+  nlohmann::json detail = nlohmann::json::object();
+  std::string created_at;  // filled by GetDecisions
 };
 
 struct RunSummary {
@@ -99,6 +111,8 @@ struct RunSummary {
   std::string command, profile, started_at, finished_at, platform_hash;
   std::string run_hash, chain_hash;  // empty until sealed
   int64_t results = 0, claims = 0;
+  std::string host;           // where the writer ran
+  int64_t pid = 0;
 };
 
 struct VerifyReport {
@@ -106,6 +120,10 @@ struct VerifyReport {
   int64_t runs = 0, results = 0, claims = 0;
   int64_t unsealed_runs = 0;    // running / killed runs: rows verified, no run hash yet
   std::string first_error;      // e.g. "results row 42 (run 3): content_hash mismatch"
+  // chain_hash of the newest sealed run ("" when none). A chain cannot show
+  // that runs were cut off its end: keep this value elsewhere (CI log) to
+  // detect that.
+  std::string chain_head;
 };
 
 struct ImportReport {
@@ -142,6 +160,15 @@ class Ledger {
   // --- ceilings, measured once per platform hash --------------------------
   std::vector<Ceiling> GetCeilings(const std::string& platform_hash);
   void PutCeilings(const std::string& platform_hash, std::span<const Ceiling> ceilings);
+
+  // --- artifacts, gate decisions, endpoint cache (not hashed) -------------
+  // Idempotent by hash: a second put of the same hash keeps the first row.
+  void PutArtifact(const Artifact& a);
+  std::optional<Artifact> GetArtifact(const std::string& hash);
+  int64_t AddDecision(const Decision& d);  // returns the decision's row id
+  std::vector<Decision> GetDecisions(int64_t run_id);
+  std::optional<std::string> CacheGet(const std::string& key);
+  void CachePut(const std::string& key, std::string_view response);  // replaces
 
   // --- reading ------------------------------------------------------------
   VerifyReport Verify();

@@ -1,2 +1,211 @@
-// File: harness/cli/cli_test.cpp (being written)
+// File: harness/cli/cli_test.cpp
+// End-to-end tests of the `claimbench` binary: help of every command, bad
+// arguments (exit 3, one line, nothing written), `run --json`, the ledger
+// commands, and SIGINT sealing a run as interrupted.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("cb_cli_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Starts claimbench with `args` (cwd = the temp dir); stdout/stderr to files.
+  pid_t Spawn(const std::vector<std::string>& args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(127);
+      freopen((dir_ / "stdout").c_str(), "w", stdout);
+      freopen((dir_ / "stderr").c_str(), "w", stderr);
+      std::vector<char*> argv = {const_cast<char*>(CB_CLAIMBENCH)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      unsetenv("CLAIMBENCH_LEDGER");
+      execv(CB_CLAIMBENCH, argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  Output Wait(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Output o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = ReadFile(dir_ / "stdout");
+    o.err = ReadFile(dir_ / "stderr");
+    return o;
+  }
+
+  Output Run(const std::vector<std::string>& args) { return Wait(Spawn(args)); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+int Lines(const std::string& s) {
+  int n = 0;
+  for (const char c : s) n += c == '\n';
+  return n;
+}
+
+TEST_F(CliTest, HelpOfEveryCommand) {
+  const std::vector<std::vector<std::string>> commands = {
+      {}, {"list"}, {"run"}, {"bench"}, {"ledger"}, {"ledger", "verify"}, {"ledger", "log"},
+      {"ledger", "show"}, {"ledger", "export"}, {"ledger", "import"}, {"ledger", "merge"}};
+  for (auto args : commands) {
+    args.push_back("--help");
+    const Output o = Run(args);
+    SCOPED_TRACE(args.size() > 1 ? args[args.size() - 2] : "claimbench");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("Usage"), std::string::npos) << o.out;
+  }
+}
+
+TEST_F(CliTest, BadArgumentsGiveExit3AndOneLine) {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"frobnicate"},
+      {"run", "--profile", "fast"},
+      {"run", "--backend", "tpu"},
+      {"run", "--seed", "abc"},
+      {"run", "--claim", "("},
+      {"run", "--claim", "no.such.claim"},
+      {"bench", "--filter", "("},
+      {"bench", "--repetitions", "0"},
+      {"ledger", "verify", "--ledger", "missing.db"},
+      {"ledger", "show", "--ledger", "missing.db"},
+      {"ledger", "import", "missing.jsonl"},
+      {"ledger", "log", "--limit", "0"},
+  };
+  for (const auto& args : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const Output o = Run(args);
+    EXPECT_EQ(o.exit_code, 3);
+    EXPECT_EQ(Lines(o.err), 1) << o.err;
+    EXPECT_EQ(o.err.rfind("claimbench: error: ", 0), 0u) << o.err;
+  }
+  // None of those created a ledger.
+  EXPECT_FALSE(fs::exists(dir_ / "claimbench.db"));
+  EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
+}
+
+TEST_F(CliTest, NonSqliteLedgerIsAOneLineError) {
+  std::ofstream(Path("junk.db")) << "this is not a database, just text\n";
+  const Output o = Run({"ledger", "verify", "--ledger", "junk.db"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(Lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("junk.db"), std::string::npos) << o.err;
+  EXPECT_EQ(ReadFile(Path("junk.db")), "this is not a database, just text\n");
+}
+
+TEST_F(CliTest, RunJsonParsesAndTheRunVerifies) {
+  const Output o = Run({"run", "--suite", "harness", "--claim", "harness.H[123]", "--profile",
+                        "smoke", "--json", "--ledger", "l.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);  // throws (and fails) if not JSON
+  EXPECT_EQ(j.at("status"), "complete");
+  EXPECT_EQ(j.at("run_hash").get<std::string>().size(), 32u);
+  ASSERT_EQ(j.at("claims").size(), 3u);
+  for (const auto& c : j.at("claims")) EXPECT_EQ(c.at("verdict"), "REPRODUCED") << c.dump();
+
+  const Output verify = Run({"ledger", "verify", "--ledger", "l.db", "--json"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_TRUE(nlohmann::json::parse(verify.out).at("ok").get<bool>());
+
+  const Output log = Run({"ledger", "log", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const auto runs = nlohmann::json::parse(log.out);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].at("status"), "complete");
+  EXPECT_EQ(runs[0].at("claims"), 3);
+
+  const Output show = Run({"ledger", "show", "latest", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(nlohmann::json::parse(show.out).at("claim_rows").size(), 3u);
+}
+
+TEST_F(CliTest, ExportImportMergeRoundTrip) {
+  ASSERT_EQ(Run({"run", "--claim", "harness.H1", "--profile", "smoke", "--ledger", "a.db"}).exit_code, 0);
+  ASSERT_EQ(Run({"ledger", "export", "--ledger", "a.db", "--out", "a.jsonl"}).exit_code, 0);
+  const Output first = Run({"ledger", "import", "a.jsonl", "--ledger", "b.db"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("imported 1 runs"), std::string::npos) << first.out;
+  const Output again = Run({"ledger", "merge", "a.db", "--ledger", "b.db"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("merged 0 runs, skipped 1"), std::string::npos) << again.out;
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
+}
+
+TEST_F(CliTest, UnavailableBackendChangesNothing) {
+  const Output o = Run({"run", "--backend", "cuda", "--ledger", "x.db"});
+  if (o.exit_code == 0) GTEST_SKIP() << "a CUDA device is available here";
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(Lines(o.err), 1) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.db"));
+}
+
+TEST_F(CliTest, SigintSealsTheRunAsInterrupted) {
+  // The full-profile wall-time claim runs for many seconds; interrupt it early.
+  const pid_t pid = Spawn({"run", "--claim", "harness.H5", "--profile", "full", "--ledger", "i.db"});
+  // Wait until the run row exists (after the ceilings are measured), then interrupt.
+  auto run_started = [&] {
+    const Output log = Run({"ledger", "log", "--ledger", "i.db", "--json"});
+    return log.exit_code == 0 && nlohmann::json::parse(log.out).size() == 1;
+  };
+  for (int i = 0; i < 400 && !run_started(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+
+  const Output log = Run({"ledger", "log", "--ledger", "i.db", "--json"});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const auto runs = nlohmann::json::parse(log.out);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].at("status"), "interrupted");
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "i.db"}).exit_code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# ci/test.sh: the test command. Installs what is missing, builds `release`
+# (CUDA paths compiled when nvcc is found), runs every ctest label that needs
+# no GPU, then builds `asan` (ASan + UBSan, CPU only) and runs the unit tests
+# under it. Exit status is non-zero if anything fails.
+#   CB_JOBS=N   parallel build jobs (default: number of cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${CB_JOBS:-$(nproc)}"
+
+ci/deps.sh
+
+echo "== release: configure and build"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+
+echo "== release: ctest (labels that need no GPU)"
+ctest --preset release -j "$jobs" -LE gpu
+
+echo "== asan: configure and build"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+
+echo "== asan: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --preset asan -j "$jobs" -L unit

@@ -1,0 +1,95 @@
+// File: harness/cli/bench_command.cpp
+// `claimbench bench`: runs the registered Google Benchmark cases (every
+// suite's <method>_bench.cpp is linked into this binary) and records them
+// through the ledger reporter — the one results path (DESIGN §9) — in a run
+// with the platform, build and ceilings.
+//
+// Benchmark names follow "<suite>/<case>[/<args>]".
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "harness/claim.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/common.h"
+#include "ledger/reporter.h"
+
+namespace cb::cli {
+namespace {
+
+struct BenchOptions {
+  std::string filter = ".";
+  double min_time = 0.1;
+  int repetitions = 5;
+  std::string ledger;
+  bool list = false;
+};
+
+int Bench(const BenchOptions& o, const CommandLine& cmdline) {
+  try {
+    std::regex re(o.filter);
+  } catch (const std::regex_error&) {
+    throw UsageError("--filter '" + o.filter + "': not a valid regular expression");
+  }
+  if (o.repetitions < 1) throw UsageError("--repetitions must be >= 1");
+  if (!(o.min_time > 0)) throw UsageError("--min-time must be > 0 seconds");
+
+  // Google Benchmark takes its settings as flags; build them from ours.
+  std::vector<std::string> args = {"claimbench", "--benchmark_filter=" + o.filter,
+                                   "--benchmark_repetitions=" + std::to_string(o.repetitions),
+                                   "--benchmark_min_time=" + std::to_string(o.min_time)};
+  if (o.list) args.push_back("--benchmark_list_tests=true");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+
+  if (o.list) {
+    const size_t n = benchmark::RunSpecifiedBenchmarks();
+    return n == 0 ? kExitError : kExitOk;
+  }
+
+  cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
+  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
+  const auto ceilings = EnsureCeilings(ledger, meta.platform_hash, /*quick=*/true);
+  const int64_t run_id = ledger.BeginRun(meta);
+  cb::harness::InstallInterruptHandlers();
+
+  benchmark::ConsoleReporter display;
+  cb::ledger::LedgerReporter reporter(ledger, run_id, &display);
+  const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  if (ran == 0) {
+    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
+    throw UsageError("--filter '" + o.filter + "': no benchmark matches (try --list)");
+  }
+  ledger.FinishRun(run_id, reporter.errors() > 0 ? cb::ledger::RunStatus::kFailed
+                                                 : cb::ledger::RunStatus::kComplete);
+  const auto summary = ledger.GetRun(run_id);
+  std::printf("recorded %zu benchmarks in run %lld (%s), run_hash %s, ledger %s\n", ran,
+              static_cast<long long>(run_id), summary.status.c_str(), summary.run_hash.c_str(),
+              ledger.path().c_str());
+  return reporter.errors() > 0 ? kExitError : kExitOk;
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Run the registered benchmarks and record them");
+  cmd->add_option("--filter", options->filter, "Regex over benchmark names")->capture_default_str();
+  cmd->add_option("--min-time", options->min_time, "Minimum seconds per repetition")
+      ->capture_default_str();
+  cmd->add_option("--repetitions", options->repetitions, "Repetitions (raw samples) per benchmark")
+      ->capture_default_str();
+  cmd->add_option("--ledger", options->ledger,
+                  "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+  cmd->add_flag("--list", options->list, "List the matching benchmarks; run nothing");
+  cmd->callback([options, cmdline, exit_code] { *exit_code = Bench(*options, cmdline); });
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,84 @@
+// File: harness/cli/common.cpp
+#include "harness/cli/common.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "harness/build_info.h"
+#include "harness/ceilings.h"
+#include "harness/platform.h"
+#include "harness/source_hash.h"
+
+namespace cb::cli {
+namespace {
+
+// Output of a shell command with trailing newlines removed; empty on failure.
+std::string Capture(const char* command) {
+  std::string out;
+  FILE* pipe = popen(command, "r");
+  if (pipe == nullptr) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  if (pclose(pipe) != 0) return "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string ResolveLedgerPath(const std::string& flag_value) {
+  if (!flag_value.empty()) return flag_value;
+  if (const char* env = std::getenv("CLAIMBENCH_LEDGER"); env != nullptr && *env != '\0') return env;
+  return "claimbench.db";
+}
+
+std::string JoinArgs(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) s += ' ';
+    s += i == 0 ? "claimbench" : argv[i];  // argv[0] would leak a machine path
+  }
+  return s;
+}
+
+cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string& profile,
+                                   uint64_t seed) {
+  cb::ledger::RunMeta meta;
+  meta.command = command;
+  meta.profile = profile;
+  meta.seed = seed;
+  meta.git_commit = Capture("git rev-parse HEAD 2>/dev/null");
+  meta.git_dirty = !meta.git_commit.empty() &&
+                   !Capture("git status --porcelain --untracked-files=no 2>/dev/null").empty();
+  meta.source_hash = cb::harness::build_info::kSourceHash;
+  const cb::harness::Platform platform = cb::harness::DetectPlatform();
+  meta.platform_hash = platform.hash.Hex();
+  meta.platform = platform.json;
+  namespace bi = cb::harness::build_info;
+  meta.build = {{"version", bi::kVersion},         {"build_type", bi::kBuildType},
+                {"cxx", bi::kCxxCompiler},         {"cxx_flags", bi::kCxxFlags},
+                {"cuda_mode", bi::kCudaMode},      {"cuda", bi::kHaveCuda},
+                {"cuda_compiler", bi::kCudaCompiler}, {"cuda_architectures", bi::kCudaArchitectures}};
+  return meta;
+}
+
+std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
+                                                const std::string& platform_hash, bool quick) {
+  auto stored = ledger.GetCeilings(platform_hash);
+  if (!stored.empty()) return stored;
+  std::vector<cb::ledger::Ceiling> measured;
+  auto add = [&](const std::vector<cb::harness::CeilingMeasurement>& ms) {
+    for (const auto& m : ms) measured.push_back({m.name, m.value, m.unit, m.detail});
+  };
+  add(cb::harness::MeasureCpuCeilings(quick));
+  add(cb::harness::MeasureGpuCeilings(quick));
+  ledger.PutCeilings(platform_hash, measured);
+  return measured;
+}
+
+std::string Fit(const std::string& s, size_t width) {
+  if (s.size() > width) return s.substr(0, width - 1) + "~";
+  return s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,53 @@
+// File: harness/cli/common.h
+// -----------------------------------------------------------------------------
+// Pieces shared by the `claimbench` commands: the ledger location, run
+// metadata (git, source hash, platform, build), ceilings measured once per
+// platform, and the one-line error type with its exit code.
+#ifndef CB_HARNESS_CLI_COMMON_H_
+#define CB_HARNESS_CLI_COMMON_H_
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ledger/ledger.h"
+
+namespace cb::cli {
+
+// Exit codes (DESIGN §8).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRegression = 1;    // a regression / failed claim, where asked to gate
+inline constexpr int kExitInconclusive = 2;
+inline constexpr int kExitError = 3;
+
+// A user-facing error: one line, names the bad input; exit code 3.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --ledger, else $CLAIMBENCH_LEDGER, else ./claimbench.db.
+std::string ResolveLedgerPath(const std::string& flag_value);
+
+// The command line as one string (recorded with the run).
+std::string JoinArgs(int argc, char** argv);
+
+// Metadata of a new run: git commit and dirty flag of the working directory
+// (empty when not a git checkout), source hash, platform fingerprint, build.
+cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string& profile,
+                                   uint64_t seed);
+
+// The platform's ceilings (DESIGN §5): read from the ledger when this
+// platform hash has them, else measured now (CPU always; GPU when a device
+// is usable) and stored. `quick` measures with smaller sizes.
+std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
+                                                const std::string& platform_hash, bool quick);
+
+// Pads or cuts `s` to `width` characters (for terminal tables).
+std::string Fit(const std::string& s, size_t width);
+
+}  // namespace cb::cli
+
+#endif  // CB_HARNESS_CLI_COMMON_H_

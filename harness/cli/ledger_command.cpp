@@ -1,0 +1,233 @@
+// File: harness/cli/ledger_command.cpp
+// `claimbench ledger {verify,log,show,export,import,merge}`.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/common.h"
+
+namespace cb::cli {
+namespace {
+
+namespace lg = cb::ledger;
+
+struct LedgerOptions {
+  std::string ledger;
+  bool json = false;
+  int limit = 20;
+  std::string run = "latest";
+  std::vector<std::string> runs;  // export selection
+  std::string file;               // export output / import input / merge source
+};
+
+// Opens an existing ledger for reading; a missing file is a usage error, not a new ledger.
+lg::Ledger OpenExisting(const std::string& flag) {
+  const std::string path = ResolveLedgerPath(flag);
+  if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
+  return lg::Ledger::OpenReadOnly(path);
+}
+
+std::string DisplayStatus(const lg::RunSummary& r) { return r.status; }
+
+int Verify(const LedgerOptions& o) {
+  lg::Ledger ledger = OpenExisting(o.ledger);
+  const lg::VerifyReport rep = ledger.Verify();
+  if (o.json) {
+    std::cout << nlohmann::json({{"ok", rep.ok},
+                                 {"runs", rep.runs},
+                                 {"results", rep.results},
+                                 {"claims", rep.claims},
+                                 {"unsealed_runs", rep.unsealed_runs},
+                                 {"first_error", rep.first_error}})
+                     .dump(2)
+              << "\n";
+  } else if (rep.ok) {
+    std::printf("ok: %lld runs (%lld unsealed), %lld results, %lld claims verified in %s\n",
+                static_cast<long long>(rep.runs), static_cast<long long>(rep.unsealed_runs),
+                static_cast<long long>(rep.results), static_cast<long long>(rep.claims),
+                ledger.path().c_str());
+  } else {
+    std::fprintf(stderr, "claimbench: ledger '%s' does not verify: %s\n", ledger.path().c_str(),
+                 rep.first_error.c_str());
+  }
+  return rep.ok ? kExitOk : kExitRegression;
+}
+
+nlohmann::json RunJson(const lg::RunSummary& r) {
+  return {{"id", r.id},
+          {"run_uuid", r.run_uuid},
+          {"status", DisplayStatus(r)},
+          {"command", r.command},
+          {"profile", r.profile},
+          {"started_at", r.started_at},
+          {"finished_at", r.finished_at},
+          {"platform_hash", r.platform_hash},
+          {"run_hash", r.run_hash},
+          {"chain_hash", r.chain_hash},
+          {"results", r.results},
+          {"claims", r.claims}};
+}
+
+int Log(const LedgerOptions& o) {
+  if (o.limit < 1) throw UsageError("--limit must be >= 1");
+  lg::Ledger ledger = OpenExisting(o.ledger);
+  const auto runs = ledger.Log(o.limit);
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : runs) out.push_back(RunJson(r));
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("%-5s %-11s %-8s %-20s %8s %7s  %-12s %s\n", "run", "status", "profile", "started",
+              "results", "claims", "run_hash", "command");
+  for (const auto& r : runs) {
+    std::printf("%-5lld %-11s %-8s %-20s %8lld %7lld  %-12s %s\n", static_cast<long long>(r.id),
+                DisplayStatus(r).c_str(), r.profile.c_str(), r.started_at.substr(0, 19).c_str(),
+                static_cast<long long>(r.results), static_cast<long long>(r.claims),
+                r.run_hash.empty() ? "-" : r.run_hash.substr(0, 12).c_str(), r.command.c_str());
+  }
+  return kExitOk;
+}
+
+int Show(const LedgerOptions& o) {
+  lg::Ledger ledger = OpenExisting(o.ledger);
+  const int64_t id = ledger.ResolveRun(o.run);
+  const auto run = ledger.GetRun(id);
+  const auto results = ledger.GetResults(id);
+  const auto claims = ledger.GetClaims(id);
+  if (o.json) {
+    nlohmann::json out = RunJson(run);
+    out["result_rows"] = nlohmann::json::array();
+    for (const auto& r : results) {
+      nlohmann::json j = {{"suite", r.suite},   {"case", r.case_name}, {"backend", r.backend},
+                          {"params", r.params}, {"metric", r.metric},  {"unit", r.unit},
+                          {"value", r.value},   {"n", r.n}};
+      if (r.ci_low && r.ci_high) j["ci"] = {*r.ci_low, *r.ci_high};
+      if (r.energy_j) j["energy_j"] = *r.energy_j;
+      out["result_rows"].push_back(j);
+    }
+    out["claim_rows"] = nlohmann::json::array();
+    for (const auto& c : claims) {
+      out["claim_rows"].push_back({{"id", c.claim_id}, {"verdict", c.verdict},
+                                   {"value", c.value ? nlohmann::json(*c.value) : nlohmann::json()},
+                                   {"reason", c.reason}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("run %lld  %s  profile %s\n  command   %s\n  started   %s\n  finished  %s\n"
+              "  platform  %s\n  run_hash  %s\n  chain     %s\n",
+              static_cast<long long>(run.id), DisplayStatus(run).c_str(), run.profile.c_str(),
+              run.command.c_str(), run.started_at.c_str(), run.finished_at.c_str(),
+              run.platform_hash.c_str(), run.run_hash.c_str(), run.chain_hash.c_str());
+  std::printf("\nresults (%zu)\n", results.size());
+  for (const auto& r : results) {
+    std::printf("  %s %s %s %s = %.6g %s", Fit(r.suite, 10).c_str(), Fit(r.case_name, 28).c_str(),
+                Fit(r.backend, 5).c_str(), Fit(r.metric, 20).c_str(), r.value, r.unit.c_str());
+    if (r.ci_low && r.ci_high) std::printf(" [%.6g, %.6g]", *r.ci_low, *r.ci_high);
+    std::printf("\n");
+  }
+  std::printf("\nclaims (%zu)\n", claims.size());
+  for (const auto& c : claims) {
+    std::printf("  %s %s %s\n", Fit(c.claim_id, 16).c_str(), Fit(c.verdict, 15).c_str(),
+                c.reason.c_str());
+  }
+  return kExitOk;
+}
+
+int Export(const LedgerOptions& o) {
+  lg::Ledger ledger = OpenExisting(o.ledger);
+  std::vector<int64_t> ids;
+  for (const auto& r : o.runs) ids.push_back(ledger.ResolveRun(r));
+  if (o.file.empty() || o.file == "-") {
+    ledger.Export(std::cout, ids);
+    return kExitOk;
+  }
+  // Write to a temporary file, then rename: a failed export leaves no partial file.
+  const std::string tmp = o.file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError("--out '" + o.file + "': cannot write");
+    ledger.Export(out, ids);
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      throw UsageError("--out '" + o.file + "': write failed");
+    }
+  }
+  std::filesystem::rename(tmp, o.file);
+  return kExitOk;
+}
+
+int Import(const LedgerOptions& o) {
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in) throw UsageError("import '" + o.file + "': cannot read");
+  lg::Ledger ledger = lg::Ledger::Open(ResolveLedgerPath(o.ledger));
+  const auto rep = ledger.Import(in, o.file);
+  std::printf("imported %lld runs, skipped %lld already present, into %s\n",
+              static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped),
+              ledger.path().c_str());
+  return kExitOk;
+}
+
+int Merge(const LedgerOptions& o) {
+  if (!std::filesystem::exists(o.file)) throw UsageError("merge '" + o.file + "': no such file");
+  lg::Ledger ledger = lg::Ledger::Open(ResolveLedgerPath(o.ledger));
+  const auto rep = ledger.Merge(o.file);
+  std::printf("merged %lld runs, skipped %lld already present, into %s\n",
+              static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped),
+              ledger.path().c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddLedgerCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<LedgerOptions>();
+  CLI::App* ledger = app.add_subcommand("ledger", "Inspect, verify and exchange ledgers");
+  ledger->require_subcommand(1);
+  auto add_ledger_flag = [&](CLI::App* cmd) {
+    cmd->add_option("--ledger", o->ledger,
+                    "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+  };
+
+  CLI::App* verify = ledger->add_subcommand("verify", "Recompute every hash; name the first bad row");
+  add_ledger_flag(verify);
+  verify->add_flag("--json", o->json, "Machine-readable output");
+  verify->callback([o, exit_code] { *exit_code = Verify(*o); });
+
+  CLI::App* log = ledger->add_subcommand("log", "List runs, newest first");
+  add_ledger_flag(log);
+  log->add_option("--limit", o->limit, "How many runs")->capture_default_str();
+  log->add_flag("--json", o->json, "Machine-readable output");
+  log->callback([o, exit_code] { *exit_code = Log(*o); });
+
+  CLI::App* show = ledger->add_subcommand("show", "Show one run with its results and claims");
+  add_ledger_flag(show);
+  show->add_option("run", o->run, "Run id, 'latest', or a run_hash/run_uuid prefix")
+      ->capture_default_str();
+  show->add_flag("--json", o->json, "Machine-readable output");
+  show->callback([o, exit_code] { *exit_code = Show(*o); });
+
+  CLI::App* exp = ledger->add_subcommand("export", "Write sealed runs as JSON Lines");
+  add_ledger_flag(exp);
+  exp->add_option("--run", o->runs, "Only these runs (repeatable; default all sealed runs)");
+  exp->add_option("--out", o->file, "Output file (default stdout)");
+  exp->callback([o, exit_code] { *exit_code = Export(*o); });
+
+  CLI::App* imp = ledger->add_subcommand("import", "Add the runs of an export file (idempotent)");
+  add_ledger_flag(imp);
+  imp->add_option("file", o->file, "Export file (JSON Lines)")->required();
+  imp->callback([o, exit_code] { *exit_code = Import(*o); });
+
+  CLI::App* merge = ledger->add_subcommand("merge", "Add the sealed runs of another ledger (idempotent)");
+  add_ledger_flag(merge);
+  merge->add_option("other", o->file, "The other ledger file")->required();
+  merge->callback([o, exit_code] { *exit_code = Merge(*o); });
+}
+
+}  // namespace cb::cli

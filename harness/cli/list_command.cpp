@@ -1,0 +1,85 @@
+// File: harness/cli/list_command.cpp
+// `claimbench list`: suites, claims and backends (with why one is unavailable).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "harness/claim.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/common.h"
+
+namespace cb::cli {
+namespace {
+
+namespace h = cb::harness;
+
+std::string Requirements(const h::Requirements& r) {
+  std::string s;
+  if (r.gpu) s += "gpu ";
+  if (r.energy_meter) s += "energy ";
+  if (r.endpoint) s += "endpoint ";
+  if (!s.empty()) s.pop_back();
+  return s.empty() ? "-" : s;
+}
+
+int List(bool json) {
+  std::map<std::string, int> claims_per_suite;
+  for (const auto& def : h::RegisteredClaims()) ++claims_per_suite[def.spec.suite];
+
+  if (json) {
+    nlohmann::json out = {{"backends", nlohmann::json::array()},
+                          {"suites", nlohmann::json::array()},
+                          {"claims", nlohmann::json::array()}};
+    for (const auto b : h::AllBackends()) {
+      const auto st = h::Availability(b);
+      out["backends"].push_back(
+          {{"name", std::string(h::BackendName(b))}, {"available", st.ok}, {"reason", st.reason}});
+    }
+    for (const auto& [suite, n] : claims_per_suite) out["suites"].push_back({{"name", suite}, {"claims", n}});
+    for (const auto& def : h::RegisteredClaims()) {
+      const auto& s = def.spec;
+      out["claims"].push_back({{"id", s.id},
+                               {"suite", s.suite},
+                               {"paper", s.paper},
+                               {"statement", s.statement},
+                               {"scale", h::ScaleName(s.scale)},
+                               {"requires", Requirements(s.requirements)},
+                               {"unmet", h::UnmetRequirement(s.requirements)}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+
+  std::printf("backends\n");
+  for (const auto b : h::AllBackends()) {
+    const auto st = h::Availability(b);
+    std::printf("  %-6s %s\n", std::string(h::BackendName(b)).c_str(),
+                st.ok ? "available" : ("unavailable: " + st.reason).c_str());
+  }
+  std::printf("\nsuites\n");
+  for (const auto& [suite, n] : claims_per_suite) std::printf("  %-16s %d claims\n", suite.c_str(), n);
+  std::printf("\nclaims\n");
+  for (const auto& def : h::RegisteredClaims()) {
+    const auto& s = def.spec;
+    const std::string unmet = h::UnmetRequirement(s.requirements);
+    std::printf("  %s %s %s %s\n", Fit(s.id, 16).c_str(), Fit(h::ScaleName(s.scale), 12).c_str(),
+                Fit(Requirements(s.requirements), 16).c_str(), s.statement.c_str());
+    if (!unmet.empty()) std::printf("  %s (unmeasurable here: %s)\n", std::string(16, ' ').c_str(), unmet.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddListCommand(CLI::App& app, int* exit_code) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("list", "List suites, claims and backends");
+  cmd->add_flag("--json", *json, "Machine-readable output");
+  cmd->callback([json, exit_code] { *exit_code = List(*json); });
+}
+
+}  // namespace cb::cli

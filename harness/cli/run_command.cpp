@@ -1,0 +1,244 @@
+// File: harness/cli/run_command.cpp
+// `claimbench run`: runs the selected claims in one ledger run and prints the
+// claims table (paper, claim, paper value, measured [CI], setting, verdict).
+//
+// The run is sealed "complete" when every claim ran, "failed" when a claim
+// threw, and "interrupted" on SIGINT/SIGTERM (a second signal kills at once;
+// a killed run stays unsealed and shows as incomplete in `ledger log`).
+// Every result is committed as it is recorded, so nothing recorded is lost.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "harness/claim.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/common.h"
+#include "harness/progress.h"
+
+namespace cb::cli {
+namespace {
+
+namespace h = cb::harness;
+
+struct RunOptions {
+  std::vector<std::string> suites;
+  std::vector<std::string> claims;  // ids or regexes
+  std::string backend = "all";
+  std::string profile = "quick";
+  uint64_t seed = 20250101;
+  std::string ledger;
+  bool json = false;
+  bool strict = false;
+};
+
+std::string FormatMeasured(const cb::ledger::ClaimRow& c) {
+  if (!c.value) return "-";
+  char buf[96];
+  if (c.ci_low && c.ci_high) {
+    std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", *c.value, *c.ci_low, *c.ci_high);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", *c.value);
+  }
+  return buf;
+}
+
+void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
+  std::printf("\n%s %s %s %s %s %s\n", Fit("paper", 18).c_str(), Fit("claim", 16).c_str(),
+              Fit("paper value", 18).c_str(), Fit("measured [CI]", 30).c_str(),
+              Fit("setting", 36).c_str(), "verdict");
+  for (const auto& c : rows) {
+    std::printf("%s %s %s %s %s %s\n", Fit(c.paper, 18).c_str(), Fit(c.claim_id, 16).c_str(),
+                Fit(c.paper_value, 18).c_str(), Fit(FormatMeasured(c), 30).c_str(),
+                Fit(c.our_setting, 36).c_str(), c.verdict.c_str());
+    if (!c.reason.empty() && c.verdict != "REPRODUCED") {
+      std::printf("%s   %s\n", std::string(18, ' ').c_str(), c.reason.c_str());
+    }
+  }
+}
+
+// Whether claim `def` is selected by --suite / --claim.
+bool Selected(const h::ClaimDef& def, const RunOptions& o) {
+  bool suite_ok = o.suites.empty();
+  for (const auto& s : o.suites) suite_ok |= def.spec.suite == s;
+  bool claim_ok = o.claims.empty();
+  for (const auto& pattern : o.claims) {
+    claim_ok |= def.spec.id == pattern || std::regex_match(def.spec.id, std::regex(pattern));
+  }
+  return suite_ok && claim_ok;
+}
+
+cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
+  cb::ledger::ClaimRow row;
+  row.claim_id = s.id;
+  row.suite = s.suite;
+  row.paper = s.paper;
+  row.section = s.section;
+  row.statement = s.statement;
+  row.paper_value = s.paper_value;
+  row.paper_setting = s.paper_setting;
+  row.our_setting = o.setting;
+  row.metric = s.metric;
+  row.criterion = s.criterion;
+  row.scale = h::ScaleName(s.scale);
+  row.verdict = h::VerdictName(o.verdict);
+  row.value = o.value;
+  row.ci_low = o.ci_low;
+  row.ci_high = o.ci_high;
+  row.confidence = s.confidence;
+  row.reason = o.reason;
+  row.requirements = {{"gpu", s.requirements.gpu},
+                      {"energy_meter", s.requirements.energy_meter},
+                      {"endpoint", s.requirements.endpoint}};
+  return row;
+}
+
+int Run(const RunOptions& o, const CommandLine& cmdline) {
+  const auto profile = h::ParseProfile(o.profile);
+  if (!profile) throw UsageError("--profile '" + o.profile + "': expected smoke, quick or full");
+  std::vector<h::Backend> backends;
+  if (o.backend == "all") {
+    for (const auto b : h::AllBackends()) {
+      if (h::Availability(b).ok) backends.push_back(b);
+    }
+  } else if (const auto b = h::ParseBackend(o.backend)) {
+    const auto status = h::Availability(*b);
+    if (!status.ok) throw UsageError("--backend " + o.backend + ": unavailable: " + status.reason);
+    backends.push_back(*b);
+  } else {
+    throw UsageError("--backend '" + o.backend + "': expected cpu, cuda or all");
+  }
+  for (const auto& pattern : o.claims) {
+    try {
+      std::regex re(pattern);
+    } catch (const std::regex_error&) {
+      throw UsageError("--claim '" + pattern + "': not a valid regular expression");
+    }
+  }
+
+  std::vector<const h::ClaimDef*> selected;
+  for (const auto& def : h::RegisteredClaims()) {
+    if (Selected(def, o)) selected.push_back(&def);
+  }
+  if (selected.empty()) throw UsageError("no claim matches the --suite/--claim selection (see `claimbench list`)");
+
+  h::InstallInterruptHandlers();
+  cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
+  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, o.seed);
+  EnsureCeilings(ledger, meta.platform_hash, /*quick=*/*profile != h::Profile::kFull);
+  if (h::InterruptRequested()) throw UsageError("interrupted before the run started; no run recorded");
+  const int64_t run_id = ledger.BeginRun(meta);
+  if (!o.json) {
+    std::fprintf(stderr, "claimbench run %lld: %zu claims, profile %s, seed %llu, ledger %s\n",
+                 static_cast<long long>(run_id), selected.size(), o.profile.c_str(),
+                 static_cast<unsigned long long>(o.seed), ledger.path().c_str());
+  }
+
+  h::ProgressBar bar(static_cast<int>(selected.size()));
+  std::vector<cb::ledger::ClaimRow> rows;
+  cb::ledger::RunStatus status = cb::ledger::RunStatus::kComplete;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const h::ClaimDef& def = *selected[i];
+    bar.Update(static_cast<int>(i), 0, def.spec.id);
+    h::Outcome outcome;
+    if (const std::string unmet = h::UnmetRequirement(def.spec.requirements); !unmet.empty()) {
+      outcome.verdict = h::Verdict::kUnmeasurable;
+      outcome.reason = unmet;
+    } else {
+      h::ClaimContext ctx(
+          *profile, o.seed, backends,
+          [&](const h::Result& r) {
+            h::Result row = r;
+            if (row.suite.empty()) row.suite = def.spec.suite;
+            ledger.AddResult(run_id, row);
+          },
+          [&](double fraction, std::string_view what) {
+            bar.Update(static_cast<int>(i), fraction,
+                       what.empty() ? def.spec.id : def.spec.id + " " + std::string(what));
+          });
+      try {
+        outcome = def.run(ctx);
+      } catch (const h::Interrupted&) {
+        status = cb::ledger::RunStatus::kInterrupted;
+        break;
+      } catch (const std::exception& e) {
+        // A claim that throws is a harness error, never a verdict about the paper.
+        status = cb::ledger::RunStatus::kFailed;
+        outcome.verdict = h::Verdict::kInconclusive;
+        outcome.reason = std::string("error: ") + e.what();
+      }
+    }
+    rows.push_back(ToRow(def.spec, outcome));
+    ledger.AddClaim(run_id, rows.back());
+    if (h::InterruptRequested()) {
+      status = cb::ledger::RunStatus::kInterrupted;
+      break;
+    }
+  }
+  bar.Clear();
+  ledger.FinishRun(run_id, status);
+  const auto summary = ledger.GetRun(run_id);
+
+  if (o.json) {
+    nlohmann::json out = {{"run_id", run_id},
+                          {"run_hash", summary.run_hash},
+                          {"status", cb::ledger::RunStatusName(status)},
+                          {"profile", o.profile},
+                          {"seed", o.seed},
+                          {"ledger", ledger.path()},
+                          {"claims", nlohmann::json::array()}};
+    for (const auto& c : rows) {
+      nlohmann::json j = {{"id", c.claim_id},        {"suite", c.suite},
+                          {"paper", c.paper},        {"paper_value", c.paper_value},
+                          {"setting", c.our_setting}, {"scale", c.scale},
+                          {"verdict", c.verdict},    {"reason", c.reason}};
+      j["value"] = c.value ? nlohmann::json(*c.value) : nlohmann::json();
+      j["ci"] = c.ci_low && c.ci_high ? nlohmann::json({*c.ci_low, *c.ci_high}) : nlohmann::json();
+      out["claims"].push_back(j);
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    PrintTable(rows);
+    std::printf("\nrun %lld %s, run_hash %s\n", static_cast<long long>(run_id),
+                cb::ledger::RunStatusName(status), summary.run_hash.c_str());
+  }
+
+  if (status == cb::ledger::RunStatus::kInterrupted) {
+    std::fprintf(stderr, "claimbench: interrupted by signal %d; run %lld sealed as interrupted\n",
+                 h::InterruptSignal(), static_cast<long long>(run_id));
+    return kExitError;
+  }
+  if (status == cb::ledger::RunStatus::kFailed) return kExitError;
+  if (o.strict) {
+    bool inconclusive = false;
+    for (const auto& c : rows) {
+      if (c.verdict == "NOT_REPRODUCED") return kExitRegression;
+      inconclusive |= c.verdict == "INCONCLUSIVE";
+    }
+    if (inconclusive) return kExitInconclusive;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Run claims and record their results and verdicts");
+  cmd->add_option("--suite", options->suites, "Only these suites (repeatable)");
+  cmd->add_option("--claim", options->claims, "Only these claim ids or regexes (repeatable)");
+  cmd->add_option("--backend", options->backend, "cpu, cuda or all (the available ones)")
+      ->capture_default_str();
+  cmd->add_option("--profile", options->profile, "smoke, quick or full")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of every random stream")->capture_default_str();
+  cmd->add_option("--ledger", options->ledger,
+                  "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+  cmd->add_flag("--json", options->json, "Print the verdicts as JSON on stdout");
+  cmd->add_flag("--strict", options->strict,
+                "Exit 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE");
+  cmd->callback([options, cmdline, exit_code] { *exit_code = Run(*options, cmdline); });
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,91 @@
+// File: suites/harness/harness_test.cpp
+// The self-check suite: its loops count what they claim to count, its claims
+// are well-formed, and the deterministic ones reach their verdicts.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/claim.h"
+#include "harness/random.h"
+#include "suites/harness/loops.h"
+
+namespace cb::harness_suite {
+namespace {
+
+namespace h = cb::harness;
+
+TEST(Loops, CountTheirOperationsExactly) {
+  h::Rng rng(7, 0);
+  for (const int64_t n : {0, 1, 2, 17, 300}) {
+    const auto x = RandomData(rng, n);
+    EXPECT_EQ(LinearLoop(x).operations, n);
+    EXPECT_EQ(QuadraticLoop(x).operations, n * (n - 1) / 2);
+  }
+}
+
+TEST(Loops, ComputeTheRightAnswers) {
+  const std::vector<double> x = {0.9, 0.1, 0.8, 0.2};  // inversions: (0,1) (0,2) (0,3) (2,3)
+  EXPECT_DOUBLE_EQ(QuadraticLoop(x).value, 4.0);
+  // Prefix sums of x - 0.5: 0.4, 0.0, 0.3, 0.0 -> max 0.4.
+  EXPECT_NEAR(LinearLoop(x).value, 0.4, 1e-12);
+}
+
+TEST(Claims, AreRegisteredWellFormedAndUnique) {
+  std::set<std::string> ids;
+  int harness_claims = 0;
+  for (const auto& def : h::RegisteredClaims()) {
+    const auto& s = def.spec;
+    SCOPED_TRACE(s.id);
+    EXPECT_TRUE(ids.insert(s.id).second) << "duplicate id";
+    EXPECT_EQ(s.id.rfind(s.suite + ".", 0), 0u) << "id must start with '<suite>.'";
+    EXPECT_FALSE(s.paper.empty());
+    EXPECT_FALSE(s.statement.empty());
+    EXPECT_FALSE(s.paper_value.empty());
+    EXPECT_FALSE(s.metric.empty());
+    EXPECT_FALSE(s.criterion.empty());
+    EXPECT_TRUE(def.run);
+    harness_claims += s.suite == "harness";
+  }
+  EXPECT_EQ(harness_claims, 5);
+}
+
+// Runs one registered claim at the smoke profile, capturing its results.
+h::Outcome RunClaim(const std::string& id, std::vector<h::Result>* recorded) {
+  for (const auto& def : h::RegisteredClaims()) {
+    if (def.spec.id != id) continue;
+    h::ClaimContext ctx(h::Profile::kSmoke, 1234, {h::Backend::kCpu},
+                        [&](const h::Result& r) { recorded->push_back(r); });
+    return def.run(ctx);
+  }
+  ADD_FAILURE() << "no claim " << id;
+  return {};
+}
+
+TEST(Claims, DeterministicClaimsReachTheirVerdicts) {
+  for (const char* id : {"harness.H1", "harness.H2", "harness.H3"}) {
+    SCOPED_TRACE(id);
+    std::vector<h::Result> recorded;
+    const h::Outcome o = RunClaim(id, &recorded);
+    EXPECT_EQ(o.verdict, h::Verdict::kReproduced) << o.reason;
+    EXPECT_FALSE(recorded.empty());
+    ASSERT_TRUE(o.value.has_value());
+  }
+}
+
+TEST(Claims, OperationCountsAreRecordedPerSize) {
+  std::vector<h::Result> recorded;
+  RunClaim("harness.H3", &recorded);
+  int ops_rows = 0;
+  for (const auto& r : recorded) {
+    if (r.metric != "operations") continue;
+    ++ops_rows;
+    const double n = r.params.at("n").get<double>();
+    EXPECT_DOUBLE_EQ(r.value, n * (n - 1) / 2);
+  }
+  EXPECT_GE(ops_rows, 5);
+}
+
+}  // namespace
+}  // namespace cb::harness_suite
