@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/test.sh: the test command. Installs what is missing, builds `release`
 # (CUDA paths compiled when nvcc is found), runs every ctest label that needs
-# no GPU, then builds `asan` (ASan + UBSan, CPU only) and runs the unit tests
+# no GPU, then builds `asan` (ASan + UBSan, CPU only) and runs them again
 # under it. Exit status is non-zero if anything fails.
 #   CB_JOBS=N   parallel build jobs (default: number of cores)
 set -euo pipefail
@@ -21,7 +21,7 @@ echo "== asan: configure and build"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 
-echo "== asan: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== asan: the same tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --preset asan -j "$jobs" -L unit
+ctest --preset asan -j "$jobs" -LE gpu

@@ -12,6 +12,14 @@
 //
 // Errors throw cb::ledger::LedgerError whose what() is one line naming the
 // file and what is wrong.
+//
+// XXH3-128 detects corruption and accidental or casual edits; it is not a
+// cryptographic hash, and anyone who can write the file can recompute every
+// hash. Nor can a chain show that runs were cut off its end: keep
+// VerifyReport::chain_head somewhere else (a CI log) to detect that.
+//
+// A Ledger is one SQLite connection: use it from one thread at a time, and
+// never across fork() (open a new one in the child).
 #ifndef CB_LEDGER_LEDGER_H_
 #define CB_LEDGER_LEDGER_H_
 
@@ -135,7 +143,8 @@ class Ledger {
   // Opens (creating if absent) the ledger at `path`, migrating older schemas.
   // A file that is not SQLite, or a newer schema, throws LedgerError.
   static Ledger Open(const std::string& path);
-  // Opens an existing ledger without creating or migrating it.
+  // Opens an existing ledger without creating or migrating it. An older
+  // schema is read through a migrated in-memory copy (the file is untouched).
   static Ledger OpenReadOnly(const std::string& path);
 
   Ledger(Ledger&&) noexcept;
@@ -145,11 +154,14 @@ class Ledger {
   const std::string& path() const;
 
   // --- writing a run -------------------------------------------------------
+  // Records the run with this process's host, pid and start time (see Log).
   int64_t BeginRun(const RunMeta& meta);            // status "running"
   void AddResult(int64_t run_id, const Result& r);  // own transaction unless one is open
   void AddResults(int64_t run_id, std::span<const Result> rows);  // one transaction
   void AddClaim(int64_t run_id, const ClaimRow& c);
   // Seals the run: computes run_hash and chain_hash and stores the status.
+  // Rows cannot be added to a sealed run. Any process may seal a run (e.g. a
+  // killed writer's run as kInterrupted). REQUIRES: status != kRunning.
   void FinishRun(int64_t run_id, RunStatus status);
 
   // Explicit transaction for bulk writes (AddResult joins it).
@@ -172,6 +184,8 @@ class Ledger {
 
   // --- reading ------------------------------------------------------------
   VerifyReport Verify();
+  // Newest first (by started_at). A "running" run whose writer process is
+  // gone from this host is shown as "incomplete" (the stored status stays).
   std::vector<RunSummary> Log(int limit = 20);
   // A run by numeric id, "latest", or a run_hash / run_uuid prefix (>= 6 hex).
   // Throws LedgerError when none or several match.

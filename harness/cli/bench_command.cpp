@@ -6,8 +6,10 @@
 //
 // Benchmark names follow "<suite>/<case>[/<args>]".
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <regex>
 #include <string>
@@ -20,6 +22,31 @@
 
 namespace cb::cli {
 namespace {
+
+// Seals the run "interrupted" and exits after the benchmark that was running
+// when SIGINT/SIGTERM arrived: Google Benchmark has no way to stop a run
+// midway, and every finished benchmark is already committed.
+class InterruptibleReporter : public cb::ledger::LedgerReporter {
+ public:
+  InterruptibleReporter(cb::ledger::Ledger& ledger, int64_t run_id,
+                        benchmark::BenchmarkReporter* display)
+      : LedgerReporter(ledger, run_id, display), ledger_(ledger), run_id_(run_id) {}
+
+  void ReportRuns(const std::vector<Run>& reports) override {
+    LedgerReporter::ReportRuns(reports);
+    if (!cb::harness::InterruptRequested()) return;
+    Finalize();
+    ledger_.FinishRun(run_id_, cb::ledger::RunStatus::kInterrupted);
+    std::fprintf(stderr, "claimbench: interrupted by signal %d; run %lld sealed as interrupted\n",
+                 cb::harness::InterruptSignal(), static_cast<long long>(run_id_));
+    std::fflush(stdout);
+    std::_Exit(kExitError);
+  }
+
+ private:
+  cb::ledger::Ledger& ledger_;
+  int64_t run_id_;
+};
 
 struct BenchOptions {
   std::string filter = ".";
@@ -55,12 +82,16 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
 
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
-  const auto ceilings = EnsureCeilings(ledger, meta.platform_hash, /*quick=*/true);
+  auto ceilings = EnsureCeilings(ledger, meta.platform_hash, /*quick=*/true);
   const int64_t run_id = ledger.BeginRun(meta);
   cb::harness::InstallInterruptHandlers();
 
-  benchmark::ConsoleReporter display;
-  cb::ledger::LedgerReporter reporter(ledger, run_id, &display);
+  // Colour only on a terminal, and never with NO_COLOR set.
+  const bool color = isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  benchmark::ConsoleReporter display(color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                           : benchmark::ConsoleReporter::OO_Tabular);
+  InterruptibleReporter reporter(ledger, run_id, &display);
+  reporter.SetCeilings(std::move(ceilings));
   const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (ran == 0) {

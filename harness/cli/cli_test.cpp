@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +21,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// The binary under test: $CB_CLAIMBENCH (a relocated bundle) or the build's.
+const char* Claimbench() {
+  const char* env = std::getenv("CB_CLAIMBENCH");
+  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
+}
 
 struct Output {
   int exit_code = -1;
@@ -51,11 +58,11 @@ class CliTest : public ::testing::Test {
       if (chdir(dir_.c_str()) != 0) _exit(127);
       freopen((dir_ / "stdout").c_str(), "w", stdout);
       freopen((dir_ / "stderr").c_str(), "w", stderr);
-      std::vector<char*> argv = {const_cast<char*>(CB_CLAIMBENCH)};
+      std::vector<char*> argv = {const_cast<char*>(Claimbench())};
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
       unsetenv("CLAIMBENCH_LEDGER");
-      execv(CB_CLAIMBENCH, argv.data());
+      execv(Claimbench(), argv.data());
       _exit(127);
     }
     return pid;

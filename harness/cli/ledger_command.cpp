@@ -31,8 +31,6 @@ lg::Ledger OpenExisting(const std::string& flag) {
   return lg::Ledger::OpenReadOnly(path);
 }
 
-std::string DisplayStatus(const lg::RunSummary& r) { return r.status; }
-
 int Verify(const LedgerOptions& o) {
   lg::Ledger ledger = OpenExisting(o.ledger);
   const lg::VerifyReport rep = ledger.Verify();
@@ -60,7 +58,7 @@ int Verify(const LedgerOptions& o) {
 nlohmann::json RunJson(const lg::RunSummary& r) {
   return {{"id", r.id},
           {"run_uuid", r.run_uuid},
-          {"status", DisplayStatus(r)},
+          {"status", r.status},
           {"command", r.command},
           {"profile", r.profile},
           {"started_at", r.started_at},
@@ -86,7 +84,7 @@ int Log(const LedgerOptions& o) {
               "results", "claims", "run_hash", "command");
   for (const auto& r : runs) {
     std::printf("%-5lld %-11s %-8s %-20s %8lld %7lld  %-12s %s\n", static_cast<long long>(r.id),
-                DisplayStatus(r).c_str(), r.profile.c_str(), r.started_at.substr(0, 19).c_str(),
+                r.status.c_str(), r.profile.c_str(), r.started_at.substr(0, 19).c_str(),
                 static_cast<long long>(r.results), static_cast<long long>(r.claims),
                 r.run_hash.empty() ? "-" : r.run_hash.substr(0, 12).c_str(), r.command.c_str());
   }
@@ -99,8 +97,13 @@ int Show(const LedgerOptions& o) {
   const auto run = ledger.GetRun(id);
   const auto results = ledger.GetResults(id);
   const auto claims = ledger.GetClaims(id);
+  const auto ceilings = ledger.GetCeilings(run.platform_hash);
   if (o.json) {
     nlohmann::json out = RunJson(run);
+    out["ceilings"] = nlohmann::json::array();
+    for (const auto& c : ceilings) {
+      out["ceilings"].push_back({{"name", c.name}, {"value", c.value}, {"unit", c.unit}});
+    }
     out["result_rows"] = nlohmann::json::array();
     for (const auto& r : results) {
       nlohmann::json j = {{"suite", r.suite},   {"case", r.case_name}, {"backend", r.backend},
@@ -121,9 +124,13 @@ int Show(const LedgerOptions& o) {
   }
   std::printf("run %lld  %s  profile %s\n  command   %s\n  started   %s\n  finished  %s\n"
               "  platform  %s\n  run_hash  %s\n  chain     %s\n",
-              static_cast<long long>(run.id), DisplayStatus(run).c_str(), run.profile.c_str(),
+              static_cast<long long>(run.id), run.status.c_str(), run.profile.c_str(),
               run.command.c_str(), run.started_at.c_str(), run.finished_at.c_str(),
               run.platform_hash.c_str(), run.run_hash.c_str(), run.chain_hash.c_str());
+  std::printf("\nceilings of this platform\n");
+  for (const auto& c : ceilings) {
+    std::printf("  %s %10.4g %s\n", Fit(c.name, 24).c_str(), c.value, c.unit.c_str());
+  }
   std::printf("\nresults (%zu)\n", results.size());
   for (const auto& r : results) {
     std::printf("  %s %s %s %s = %.6g %s", Fit(r.suite, 10).c_str(), Fit(r.case_name, 28).c_str(),

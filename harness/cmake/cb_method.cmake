@@ -6,9 +6,9 @@
 #                                   `claimbench` (claims and benchmarks register
 #                                   statically; OBJECT keeps every registration)
 #   <name>*.cu                    -> added to that library when CUDA is on
-#   *_test.cpp                    -> <name>_test, GoogleTest, ctest label "unit"
-#                                   (and "gpu": the same binary with
-#                                   CB_REQUIRE_GPU=1, only on CUDA builds)
+#   *_test.cpp                    -> <name>_test, GoogleTest, ctest label <name>
+#                                   (and <name>.gpu, label "gpu": the same binary
+#                                   with CB_REQUIRE_GPU=1, only on CUDA builds)
 function(cb_method name)
   file(GLOB host_srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
   list(FILTER host_srcs EXCLUDE REGEX "_test\\.cpp$")
@@ -31,10 +31,10 @@ function(cb_method name)
     target_link_libraries(${name}_test PRIVATE ${lib} cb_fixtures)
     target_compile_options(${name}_test PRIVATE ${CB_WARNINGS})
     gtest_discover_tests(${name}_test TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60
-                         PROPERTIES LABELS "unit;${name}")
+                         PROPERTIES LABELS "${name}")
     if(CB_HAVE_CUDA)
       add_test(NAME ${name}.gpu COMMAND ${name}_test)
-      set_tests_properties(${name}.gpu PROPERTIES LABELS "gpu;${name}" ENVIRONMENT "CB_REQUIRE_GPU=1")
+      set_tests_properties(${name}.gpu PROPERTIES LABELS "gpu" ENVIRONMENT "CB_REQUIRE_GPU=1")
     endif()
   endif()
 endfunction()
@@ -50,7 +50,8 @@ endfunction()
 
 # cb_unit_tests(prefix lib): one GoogleTest binary <prefix>_<x>_test per
 # <x>_test.cpp in the current folder, linked with `lib` and the fixtures,
-# labelled "unit;<prefix>".
+# labelled <prefix>. (gtest_discover_tests splits a list of labels into
+# separate properties in CMake 3.25, so each test gets one label.)
 function(cb_unit_tests prefix lib)
   file(GLOB test_srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*_test.cpp")
   foreach(src ${test_srcs})
@@ -60,6 +61,6 @@ function(cb_unit_tests prefix lib)
     target_link_libraries(${target} PRIVATE ${lib} cb_fixtures)
     target_compile_options(${target} PRIVATE ${CB_WARNINGS})
     gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 60
-                         PROPERTIES LABELS "unit;${prefix}")
+                         PROPERTIES LABELS "${prefix}")
   endforeach()
 endfunction()

@@ -112,13 +112,14 @@ h::Outcome Judge(h::ClaimContext& ctx, const std::string& case_name, const std::
 }
 
 template <typename Loop>
-Sweep CountOps(h::ClaimContext& ctx, const std::vector<int64_t>& grid, Loop loop) {
+Sweep CountOps(h::ClaimContext& ctx, const std::string& case_name, const std::vector<int64_t>& grid,
+               Loop loop) {
   Sweep s;
   h::Rng rng(ctx.seed(), /*stream=*/1);
   for (const int64_t n : grid) {
     const auto data = harness_suite::RandomData(rng, n);
     const LoopResult r = loop(data);
-    ctx.Record({.case_name = "ops", .backend = "cpu", .params = {{"n", n}}, .metric = "operations",
+    ctx.Record({.case_name = case_name, .backend = "cpu", .params = {{"n", n}}, .metric = "operations",
                 .unit = "count", .value = double(r.operations)});
     s.n.push_back(double(n));
     s.cost.push_back(double(r.operations));
@@ -153,13 +154,13 @@ Sweep TimeLoop(h::ClaimContext& ctx, const std::string& case_name, const std::ve
 
 h::Outcome LinearOps(h::ClaimContext& ctx) {
   const auto grid = Grid(1 << 6, ctx.ByProfile<int64_t>(1 << 12, 1 << 16, 1 << 20));
-  return Judge(ctx, "linear_loop", "operations", CountOps(ctx, grid, LinearLoop), 1.0,
+  return Judge(ctx, "linear_loop", "operations", CountOps(ctx, "linear_loop", grid, LinearLoop), 1.0,
                h::ComplexityClass::kN);
 }
 
 h::Outcome QuadraticOps(h::ClaimContext& ctx) {
   const auto grid = Grid(1 << 5, ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
-  return Judge(ctx, "quadratic_loop", "operations", CountOps(ctx, grid, QuadraticLoop), 2.0,
+  return Judge(ctx, "quadratic_loop", "operations", CountOps(ctx, "quadratic_loop", grid, QuadraticLoop), 2.0,
                h::ComplexityClass::kN2);
 }
 

@@ -1,0 +1,285 @@
+// File: harness/ceilings.cpp
+// -----------------------------------------------------------------------------
+// CPU ceilings (copy bandwidth, OpenBLAS SGEMM) and the host side of the GPU
+// ceilings (harness/ceilings.h).
+//
+// Napkin math for this project's 2-core CI machine (AMD EPYC, 32 MiB L3):
+// one core streams ~10-20 GB/s (read + write), so a 4x-LLC copy takes tens of
+// ms; a 1024^3 SGEMM is 2.1 GFLOP, ~20 ms at ~100 GFLOP/s on two AVX-512
+// cores. Quick mode is a few hundred ms in all.
+#include "harness/ceilings.h"
+
+#include <cblas.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/backend.h"
+#include "harness/energy.h"
+
+#if CB_HAVE_CUDA
+#include "harness/cuda/ceilings_gpu.h"
+#endif
+
+// OpenBLAS's own query. Declared weak so that a build against another CBLAS
+// (whose header lacks it) still links; the thread count then comes from the
+// environment.
+extern "C" int openblas_get_num_threads(void) __attribute__((weak));
+
+namespace cb::harness {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// "32K", "32768K", "1M" (sysfs cache size) -> bytes.
+int64_t ParseCacheSize(const std::string& text) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || v <= 0) return 0;
+  switch (*end) {
+    case 'K': return v << 10;
+    case 'M': return v << 20;
+    case 'G': return v << 30;
+    default: return v;
+  }
+}
+
+std::string FirstLine(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+// Owning, page-aligned byte buffer; first touch is left to the caller so
+// each thread can fault in its own slice.
+struct AlignedBytes {
+  explicit AlignedBytes(size_t n)
+      : size(n), data(static_cast<unsigned char*>(std::aligned_alloc(4096, n))) {
+    if (data == nullptr) throw std::bad_alloc();
+  }
+  ~AlignedBytes() { std::free(data); }
+  AlignedBytes(const AlignedBytes&) = delete;
+  AlignedBytes& operator=(const AlignedBytes&) = delete;
+  size_t size;
+  unsigned char* data;
+};
+
+// Runs fn(thread_index, begin, end) over [0, bytes) split into `threads`
+// 64-byte-aligned slices, one std::thread each (the caller's thread takes
+// slice 0). Thread start-up (~50 us) is noise next to a >= 10 ms copy.
+template <typename Fn>
+void ParallelSlices(int threads, size_t bytes, Fn fn) {
+  const size_t slice = ((bytes / threads) + 63) & ~size_t{63};
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    const size_t begin = std::min(bytes, slice * t), end = std::min(bytes, slice * (t + 1));
+    pool.emplace_back(fn, t, begin, end);
+  }
+  fn(0, 0, std::min(bytes, slice));
+  for (auto& th : pool) th.join();
+}
+
+CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
+  // >= 4x the whole LLC so the copy streams from DRAM even on big-cache
+  // parts; quick keeps the floor at 32 MiB a side, full at 128 MiB.
+  const int64_t llc = LastLevelCacheBytes();
+  const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
+  const size_t bytes = std::min<size_t>(size_t{1} << 30, std::max<size_t>(floor_bytes, 4 * llc));
+  AlignedBytes src(bytes), dst(bytes);
+  ParallelSlices(threads, bytes, [&](int, size_t b, size_t e) {
+    std::memset(src.data + b, 0x5A, e - b);  // fault pages in, in the thread that copies them
+    std::memset(dst.data + b, 0, e - b);
+  });
+  const int warmup = 1, reps = quick ? 3 : 7;
+  std::vector<double> samples;  // GB/s
+  for (int r = 0; r < warmup + reps; ++r) {
+    const auto t0 = Clock::now();
+    ParallelSlices(threads, bytes,
+                   [&](int, size_t b, size_t e) { std::memcpy(dst.data + b, src.data + b, e - b); });
+    const double s = Seconds(t0, Clock::now());
+    if (r >= warmup) samples.push_back(2.0 * static_cast<double>(bytes) / s / 1e9);
+  }
+  // Keep the copy observable so it cannot be optimised away.
+  if (dst.data[bytes / 2] != 0x5A) throw std::runtime_error("CPU copy ceiling: copy did not happen");
+  CeilingMeasurement c{name, *std::max_element(samples.begin(), samples.end()), "GB/s", json{}};
+  c.detail = json{{"bytes_per_buffer", bytes},
+                  {"bytes_counted", "read+write"},
+                  {"last_level_cache_bytes", llc},
+                  {"threads", threads},
+                  {"method", "memcpy, one slice per thread"},
+                  {"warmup", warmup},
+                  {"repetitions", reps},
+                  {"samples", samples},
+                  {"median", Median(samples)}};
+  return c;
+}
+
+// Deterministic operands in [-1, 1) (splitmix64); zeros could take
+// shortcuts in some BLAS builds.
+void FillUniform(std::vector<float>& v, uint64_t seed) {
+  uint64_t state = seed;
+  for (float& x : v) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x = static_cast<float>(z >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+  }
+}
+
+int BlasThreads(std::string* source) {
+  if (openblas_get_num_threads != nullptr) {
+    *source = "openblas_get_num_threads";
+    return openblas_get_num_threads();
+  }
+  for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 0) {
+      *source = var;
+      return std::atoi(v);
+    }
+  }
+  *source = "hardware_concurrency";
+  return static_cast<int>(std::thread::hardware_concurrency());
+}
+
+CeilingMeasurement Sgemm(bool quick) {
+  const int n = quick ? 1024 : 2048;
+  const size_t elems = static_cast<size_t>(n) * n;
+  std::vector<float> a(elems), b(elems), c(elems, 0.0f);
+  FillUniform(a, 1);
+  FillUniform(b, 2);
+  const int warmup = 1, reps = quick ? 3 : 5;
+  const double flops = 2.0 * n * static_cast<double>(n) * n;
+  std::vector<double> samples;  // GFLOP/s
+  for (int r = 0; r < warmup + reps; ++r) {
+    const auto t0 = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
+    const double s = Seconds(t0, Clock::now());
+    if (r >= warmup) samples.push_back(flops / s / 1e9);
+  }
+  // One spot check against a plain dot product, so a broken BLAS cannot
+  // report a fast ceiling for wrong results.
+  double want = 0.0;
+  for (int k = 0; k < n; ++k) want += static_cast<double>(a[k]) * b[static_cast<size_t>(k) * n];
+  if (std::abs(c[0] - want) > 1e-3 * n) {
+    throw std::runtime_error("CPU SGEMM ceiling: cblas_sgemm result is wrong");
+  }
+  std::string thread_source;
+  const int threads = BlasThreads(&thread_source);
+  CeilingMeasurement m{"cpu_sgemm", *std::max_element(samples.begin(), samples.end()), "GFLOP/s",
+                       json{}};
+  m.detail = json{{"n", n},
+                  {"flops_per_call", flops},
+                  {"threads", threads},
+                  {"threads_from", thread_source},
+                  {"method", "cblas_sgemm row-major NN, alpha 1, beta 0"},
+                  {"warmup", warmup},
+                  {"repetitions", reps},
+                  {"samples", samples},
+                  {"median", Median(samples)}};
+  return m;
+}
+
+}  // namespace
+
+int64_t LastLevelCacheBytes() {
+  namespace fs = std::filesystem;
+  // Highest cache level per CPU, keyed by its shared_cpu_list so each
+  // physical cache instance counts once.
+  std::map<std::string, int64_t> instances;
+  int best_level = 0;
+  std::error_code ec;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < cpus; ++cpu) {
+    const fs::path dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache";
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+      const std::string type = FirstLine(entry.path() / "type");
+      if (type == "Instruction") continue;
+      const int level = std::atoi(FirstLine(entry.path() / "level").c_str());
+      const int64_t size = ParseCacheSize(FirstLine(entry.path() / "size"));
+      const std::string shared = FirstLine(entry.path() / "shared_cpu_list");
+      if (level > best_level) {
+        best_level = level;
+        instances.clear();
+      }
+      if (level == best_level && size > 0) instances[shared] = size;
+    }
+  }
+  int64_t total = 0;
+  for (const auto& [shared, size] : instances) total += size;
+  if (total == 0) {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    total = l3 > 0 ? l3 : 0;
+  }
+  return total;
+}
+
+std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<CeilingMeasurement> out;
+  out.push_back(CopyBandwidth(quick, cores, "cpu_copy_bandwidth"));
+  out.push_back(CopyBandwidth(quick, 1, "cpu_copy_bandwidth_1t"));
+  out.push_back(Sgemm(quick));
+  return out;
+}
+
+std::vector<CeilingMeasurement> MeasureGpuCeilings([[maybe_unused]] bool quick,
+                                                   std::string* reason_if_none) {
+  const BackendStatus status = Availability(Backend::kCuda);
+  if (!status.ok) {
+    if (reason_if_none != nullptr) *reason_if_none = status.reason;
+    return {};
+  }
+#if CB_HAVE_CUDA
+  std::vector<CeilingMeasurement> out;
+  for (const auto& g : cuda_internal::MeasureGpuCeilingsCuda(quick)) {
+    CeilingMeasurement c{g.name, g.value, g.unit, json::object()};
+    for (const auto& [k, v] : g.numbers) c.detail[k] = v;
+    for (const auto& [k, v] : g.strings) c.detail[k] = v;
+    c.detail["samples"] = g.samples;
+    out.push_back(std::move(c));
+  }
+  // The clock right after the GEMMs says whether the card was boosting or
+  // throttled while the ceilings were taken.
+  std::string reason;
+  const auto mhz = CurrentSmClockMhz(0, &reason);
+  for (auto& c : out) c.detail["sm_clock_mhz_after"] = mhz ? json(*mhz) : json(reason);
+  return out;
+#else
+  // Unreachable: Availability(kCuda) is never ok without CUDA.
+  if (reason_if_none != nullptr) *reason_if_none = "built without CUDA";
+  return {};
+#endif
+}
+
+json ToJson(const CeilingMeasurement& c) {
+  return json{{"name", c.name}, {"value", c.value}, {"unit", c.unit}, {"detail", c.detail}};
+}
+
+}  // namespace cb::harness

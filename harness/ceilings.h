@@ -1,0 +1,59 @@
+// File: harness/ceilings.h
+// -----------------------------------------------------------------------------
+// The machine's measured limits (DESIGN §5 "Ceilings"): every bandwidth- or
+// FLOP-bound result is also stored as a fraction of one of these, so "how
+// close to the limit" is a number in the ledger rather than a guess.
+//
+//   cpu_copy_bandwidth     GB/s     memcpy over buffers >> last-level cache,
+//                                   all logical cores, bytes read + written
+//   cpu_copy_bandwidth_1t  GB/s     the same on one thread (for results that
+//                                   run on one core)
+//   cpu_sgemm              GFLOP/s  cblas_sgemm (OpenBLAS), 2 n^3 flops
+//   gpu_copy_bandwidth     GB/s     cudaMemcpyAsync device-to-device, bytes
+//                                   read + written, CUDA events
+//   gpu_sgemm              TFLOP/s  cuBLAS FP32 GEMM (no TF32), 2 n^3 flops
+//   gpu_bf16_gemm          TFLOP/s  cuBLAS BF16 inputs/outputs, FP32 compute
+//
+// Each value is the best repetition (a ceiling is what the machine can do);
+// `detail` carries every sample, the sizes, thread counts and the median, so
+// a noisy ceiling is visible. Inputs are pseudo-random, never zeros: zero
+// operands let GPUs skip work and draw less power, overstating the rate.
+#ifndef CB_HARNESS_CEILINGS_H_
+#define CB_HARNESS_CEILINGS_H_
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cb::harness {
+
+struct CeilingMeasurement {
+  std::string name;   // one of the names above
+  double value = 0;   // in `unit`
+  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s"
+  nlohmann::json detail;
+};
+
+// The CPU ceilings. quick: sizes and repetitions that finish in well under
+// 2 s on a 2-core machine (buffers still >= 4x the last-level cache);
+// otherwise larger GEMMs and more repetitions.
+std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
+
+// The GPU ceilings on CUDA device 0 (quick: 4096^3 GEMMs and 256 MiB copies;
+// else 8192^3 and 1 GiB). Without a usable device (or on CPU-only builds)
+// returns an empty vector and stores Availability's reason in
+// `reason_if_none`. Throws CudaError when a device is present but fails.
+std::vector<CeilingMeasurement> MeasureGpuCeilings(bool quick,
+                                                   std::string* reason_if_none = nullptr);
+
+// {"name", "value", "unit", "detail"} for the ledger and --json output.
+nlohmann::json ToJson(const CeilingMeasurement& ceiling);
+
+// Total last-level cache of the machine in bytes (the sum over distinct
+// cache instances, e.g. one L3 per CCD), 0 if sysfs does not say.
+int64_t LastLevelCacheBytes();
+
+}  // namespace cb::harness
+
+#endif  // CB_HARNESS_CEILINGS_H_

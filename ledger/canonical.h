@@ -1,0 +1,197 @@
+// File: ledger/canonical.h
+// -----------------------------------------------------------------------------
+// The canonical byte encoding of ledger rows and the hashes built on it
+// (DESIGN §7). Every hash in the ledger is XXH3-128 (harness/hash.h) of bytes
+// produced here, so this file *is* the hash specification; the golden vector
+// in fixtures/ledger/golden_row.txt pins it. Changing an encoding on purpose
+// means a new record version (see kResultHashVersion), never an edit in place.
+//
+// Encoding of one record: a sequence of fields, in the fixed order listed
+// below, each
+//
+//   u8  name_len | name bytes (ASCII) | u8 type | u32 LE payload_len | payload
+//
+// with types
+//
+//   0x00 NULL      no payload (distinct from an empty text)
+//   0x01 TEXT      the UTF-8 bytes as stored
+//   0x02 INT       8 bytes, two's complement, little-endian
+//   0x03 REAL      8 bytes, IEEE-754 binary64 bits, little-endian. Reals are
+//                  canonical before they are stored: -0.0 becomes +0.0 and NaN
+//                  becomes NULL (SQLite cannot store NaN; it would turn it into
+//                  NULL behind our back, so we do it visibly).
+//   0x04 JSON      canonical JSON text: nlohmann::json dump(), object keys
+//                  sorted bytewise, no whitespace, UTF-8 (not \u-escaped)
+//   0x05 F64ARRAY  raw samples: n x 8-byte IEEE-754 LE doubles, NaNs folded
+//                  to the one quiet NaN 0x7ff8000000000000
+//   0x06 HASHES    n x 16 bytes, each a Hash128 as high word then low word,
+//                  both big-endian (the byte order of its hex string)
+//
+// The first field of every record is `record` (TEXT) naming the record kind
+// and its encoding version: "result/1", "result/2", "claim/1", "run/1".
+//
+//   result/2: record seq suite case_name backend params(JSON) metric unit
+//             direction value ci_low ci_high n(INT) samples(F64ARRAY)
+//             input_hash output_hash threads(INT) energy_j energy_source
+//             energy_window_s
+//   result/1: the same without the three energy fields (rows written before
+//             schema version 2, which added them; their energy columns stay
+//             NULL and are checked to be NULL by Verify)
+//   claim/1:  record seq claim_id suite paper section statement paper_value
+//             paper_setting our_setting metric criterion scale verdict value
+//             ci_low ci_high confidence reason requirements(JSON)
+//   run/1:    record run_uuid status command profile seed(INT, the uint64's
+//             bits) git_commit git_dirty(INT 0/1) source_hash platform_hash
+//             platform(JSON) build(JSON) started_at finished_at(TEXT|NULL)
+//
+// Unlisted fields have the type their column has (TEXT, or REAL/NULL).
+// Local row ids, run ids, host and pid are deliberately not encoded: a row
+// must hash the same in every ledger it is merged into. A row's seq (its
+// position within its run) is encoded, so reordering rows changes hashes.
+//
+//   content_hash = XXH3-128(encoding of the row)
+//   run_hash     = XXH3-128(encoding of run/1 meta
+//                           ‖ field "results" HASHES (content hashes by seq)
+//                           ‖ field "claims"  HASHES (content hashes by seq))
+//   chain_hash   = XXH3-128(previous sealed run's chain_hash (16 zero bytes
+//                           for the first) ‖ run_hash), 32 raw bytes, in
+//                           seal order (runs.chain_seq)
+#ifndef CB_LEDGER_CANONICAL_H_
+#define CB_LEDGER_CANONICAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/hash.h"
+
+namespace cb::ledger {
+
+using cb::harness::Hash128;
+
+// The result encoding new rows use. Version 1 rows (from schema version 1
+// ledgers) keep verifying under result/1; rows carry their version in
+// results.hash_version.
+inline constexpr int kResultHashVersion = 2;
+
+enum class FieldType : uint8_t {
+  kNull = 0x00,
+  kText = 0x01,
+  kInt = 0x02,
+  kReal = 0x03,
+  kJson = 0x04,
+  kF64Array = 0x05,
+  kHashes = 0x06,
+};
+
+// Appends fields to a byte string. Cheap: no allocation once `out` has
+// capacity, which is what keeps Verify near memory speed.
+class CanonicalWriter {
+ public:
+  explicit CanonicalWriter(std::string* out) : out_(out) {}
+
+  void Null(std::string_view name);
+  void Text(std::string_view name, std::string_view value);
+  void OptText(std::string_view name, std::optional<std::string_view> value);
+  void Int(std::string_view name, int64_t value);
+  // Canonicalises on the way in (-0.0 -> +0.0, NaN -> NULL).
+  void Real(std::string_view name, std::optional<double> value);
+  // REQUIRES: `canonical_json` came from CanonicalJson().
+  void Json(std::string_view name, std::string_view canonical_json);
+  // REQUIRES: `raw` came from SamplesBlob() (checked only by hashing).
+  void F64Array(std::string_view name, std::string_view raw);
+  void Hashes(std::string_view name, std::span<const Hash128> hashes);
+
+ private:
+  void Header(std::string_view name, FieldType type, size_t payload_len);
+  std::string* out_;
+};
+
+// --- canonical values --------------------------------------------------------
+
+// NaN -> nullopt, -0.0 -> +0.0, anything else unchanged.
+std::optional<double> CanonicalReal(double v);
+std::optional<double> CanonicalReal(std::optional<double> v);
+// Sorted keys, no whitespace. Throws LedgerError (no file named) when a string
+// is not valid UTF-8.
+std::string CanonicalJson(const nlohmann::json& j);
+// Insertion-ordered JSON is re-sorted, so the same content hashes the same.
+std::string CanonicalJson(const nlohmann::ordered_json& j);
+// The samples column: little-endian doubles, NaNs folded to one bit pattern.
+std::string SamplesBlob(std::span<const double> samples);
+// The inverse of SamplesBlob. A length that is not a multiple of 8 drops the
+// tail (such a blob never verifies anyway).
+std::vector<double> SamplesFromBlob(std::string_view blob);
+
+// 16 bytes, high word then low word, big-endian.
+void AppendHashBytes(const Hash128& h, std::string* out);
+// 32 lower-case hex digits into `out` (no allocation).
+void HashHex(const Hash128& h, char out[32]);
+
+// --- the hashed records ------------------------------------------------------
+
+// A result row as stored: every field in its canonical stored form.
+struct ResultView {
+  int hash_version = kResultHashVersion;
+  int64_t seq = 0;
+  std::string_view suite, case_name, backend;
+  std::string_view params_json;  // canonical JSON text
+  std::string_view metric, unit, direction;
+  std::optional<double> value, ci_low, ci_high;
+  int64_t n = 0;
+  std::string_view samples;  // SamplesBlob bytes
+  std::string_view input_hash, output_hash;
+  int64_t threads = 1;
+  std::optional<double> energy_j;                 // result/2 only
+  std::optional<std::string_view> energy_source;  // result/2 only (NULL on v1 rows)
+  std::optional<double> energy_window_s;          // result/2 only
+};
+
+struct ClaimView {
+  int64_t seq = 0;
+  std::string_view claim_id, suite, paper, section, statement;
+  std::string_view paper_value, paper_setting, our_setting;
+  std::string_view metric, criterion, scale, verdict;
+  std::optional<double> value, ci_low, ci_high, confidence;
+  std::string_view reason;
+  std::string_view requirements_json;  // canonical JSON text
+};
+
+struct RunView {
+  std::string_view run_uuid, status, command, profile;
+  int64_t seed = 0;  // the uint64 seed's bit pattern
+  std::string_view git_commit;
+  int64_t git_dirty = 0;
+  std::string_view source_hash, platform_hash;
+  std::string_view platform_json, build_json;  // canonical JSON text
+  std::string_view started_at;
+  std::optional<std::string_view> finished_at;
+};
+
+// Why a result row cannot be encoded under its hash_version, or empty: an
+// unknown version, or energy data on a result/1 row (which its hash would
+// not cover).
+std::string ResultViewProblem(const ResultView& r);
+
+// Each Encode* clears `out` and writes the record. REQUIRES for results:
+// ResultViewProblem(r) is empty.
+void EncodeResult(const ResultView& r, std::string* out);
+void EncodeClaim(const ClaimView& c, std::string* out);
+void EncodeRunMeta(const RunView& run, std::string* out);
+
+// content_hash of a row; `scratch` is reused to avoid allocation.
+Hash128 ResultHash(const ResultView& r, std::string* scratch);
+Hash128 ClaimHash(const ClaimView& c, std::string* scratch);
+// REQUIRES: `results` and `claims` are the rows' content hashes in seq order.
+Hash128 RunHash(const RunView& run, std::span<const Hash128> results,
+                std::span<const Hash128> claims);
+Hash128 ChainHash(const Hash128& previous, const Hash128& run_hash);
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_CANONICAL_H_

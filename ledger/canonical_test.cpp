@@ -1,0 +1,239 @@
+// File: ledger/canonical_test.cpp
+// -----------------------------------------------------------------------------
+// The canonical encoding against an independently computed golden vector
+// (fixtures/ledger/golden_row.txt, made by golden_row.py), and the property
+// that every field of a row reaches its hash.
+#include "ledger/canonical.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "fixtures/paths.h"
+#include "ledger/ledger_test_util.h"
+#include "ledger/rows.h"
+
+namespace cb::ledger {
+namespace {
+
+std::string ToHex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : bytes) {
+    hex.push_back(kDigits[c >> 4]);
+    hex.push_back(kDigits[c & 0xf]);
+  }
+  return hex;
+}
+
+// "key value" lines of golden_row.txt.
+std::map<std::string, std::string> ReadGolden() {
+  std::ifstream in(cb::testing::FixturePath("ledger/golden_row.txt"));
+  std::map<std::string, std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find(' ');
+    out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+// The row golden_row.py encodes, built the way callers build rows.
+Result GoldenRow() {
+  Result r;
+  r.suite = "harness";
+  r.case_name = "ledger_insert/1000";
+  r.backend = "cpu";
+  r.params = {{"rows", 1000}, {"name", "x"}, {"alpha", 0.5}};
+  r.metric = "real_time";
+  r.unit = "ns";
+  r.direction = "lower";
+  r.value = 1234.5;
+  r.ci_low = 1200.25;
+  r.ci_high = 1300.0;
+  r.n = 3;
+  r.samples = {1234.5, 1200.25, 1300.0};
+  r.input_hash = "";
+  r.output_hash = "0123456789abcdef0123456789abcdef";
+  r.energy_j = std::nullopt;
+  r.energy_source = "unavailable: no meter";
+  r.energy_window_s = std::nullopt;
+  r.threads = 2;
+  return r;
+}
+
+std::string Encode(const Result& r, int64_t seq = 3) {
+  CanonicalResult row(r, seq);
+  std::string bytes;
+  EncodeResult(row.view(), &bytes);
+  return bytes;
+}
+
+Hash128 HashOf(const Result& r, int64_t seq = 3) {
+  CanonicalResult row(r, seq);
+  std::string scratch;
+  return ResultHash(row.view(), &scratch);
+}
+
+TEST(CanonicalTest, GoldenRowEncodingAndHash) {
+  const auto golden = ReadGolden();
+  ASSERT_EQ(golden.count("encoding_hex"), 1u) << "fixtures/ledger/golden_row.txt missing or broken";
+  ASSERT_EQ(golden.count("content_hash"), 1u);
+  EXPECT_EQ(ToHex(Encode(GoldenRow())), golden.at("encoding_hex"));
+  EXPECT_EQ(HashOf(GoldenRow()).Hex(), golden.at("content_hash"));
+}
+
+TEST(CanonicalTest, EveryFieldChangesTheHash) {
+  const Hash128 base = HashOf(GoldenRow());
+  using Edit = std::function<void(Result&)>;
+  const std::map<std::string, Edit> edits = {
+      {"suite", [](Result& r) { r.suite = "harnesS"; }},
+      {"case_name", [](Result& r) { r.case_name += "x"; }},
+      {"backend", [](Result& r) { r.backend = "cuda"; }},
+      {"a param value", [](Result& r) { r.params["rows"] = 1001; }},
+      {"a param's type", [](Result& r) { r.params["rows"] = 1000.0; }},
+      {"an extra param", [](Result& r) { r.params["z"] = nullptr; }},
+      {"metric", [](Result& r) { r.metric = "cpu_time"; }},
+      {"unit", [](Result& r) { r.unit = "us"; }},
+      {"direction", [](Result& r) { r.direction = "higher"; }},
+      {"value by one ulp", [](Result& r) { r.value = std::nextafter(r.value, 2e3); }},
+      {"ci_low", [](Result& r) { r.ci_low = 1200.0; }},
+      {"ci_high missing", [](Result& r) { r.ci_high.reset(); }},
+      {"n", [](Result& r) { r.n = 4; }},
+      {"a sample", [](Result& r) { r.samples[1] = 1200.5; }},
+      {"sample order", [](Result& r) { std::swap(r.samples[0], r.samples[1]); }},
+      {"one sample fewer", [](Result& r) { r.samples.pop_back(); }},
+      {"input_hash", [](Result& r) { r.input_hash = "0"; }},
+      {"output_hash", [](Result& r) { r.output_hash[0] = '1'; }},
+      {"threads", [](Result& r) { r.threads = 1; }},
+      {"energy NULL -> 0", [](Result& r) { r.energy_j = 0.0; }},
+      {"energy_source", [](Result& r) { r.energy_source = "rapl"; }},
+      {"energy_window NULL -> 0", [](Result& r) { r.energy_window_s = 0.0; }},
+  };
+  for (const auto& [what, edit] : edits) {
+    Result r = GoldenRow();
+    edit(r);
+    EXPECT_FALSE(HashOf(r) == base) << "changing " << what << " did not change the hash";
+  }
+  EXPECT_FALSE(HashOf(GoldenRow(), 4) == base) << "seq is not hashed";
+}
+
+TEST(CanonicalTest, EmptyTextAndNullDiffer) {
+  std::string with_null, with_empty;
+  CanonicalWriter(&with_null).OptText("x", std::nullopt);
+  CanonicalWriter(&with_empty).OptText("x", std::string_view(""));
+  EXPECT_NE(with_null, with_empty);
+}
+
+TEST(CanonicalTest, FieldBoundariesCannotShift) {
+  // "ab" + "c" and "a" + "bc" must not encode alike: lengths are prefixed.
+  std::string one, two;
+  CanonicalWriter w1(&one), w2(&two);
+  w1.Text("a", "ab");
+  w1.Text("b", "c");
+  w2.Text("a", "a");
+  w2.Text("b", "bc");
+  EXPECT_NE(one, two);
+}
+
+TEST(CanonicalTest, ParamsAreCanonicalWhateverTheirInsertionOrder) {
+  nlohmann::ordered_json ordered;
+  ordered["rows"] = 1000;
+  ordered["name"] = "x";
+  ordered["alpha"] = 0.5;
+  EXPECT_EQ(CanonicalJson(ordered), R"({"alpha":0.5,"name":"x","rows":1000})");
+  EXPECT_EQ(CanonicalJson(ordered), CanonicalJson(GoldenRow().params));
+  // Nested objects are sorted too.
+  nlohmann::ordered_json nested;
+  nested["b"] = {{"y", 1}, {"x", 2}};
+  nested["a"] = 1;
+  EXPECT_EQ(CanonicalJson(nested), R"({"a":1,"b":{"x":2,"y":1}})");
+}
+
+TEST(CanonicalTest, InvalidUtf8ParamsAreRefused) {
+  nlohmann::json bad = {{"name", std::string("\xff\xfe")}};
+  EXPECT_THROW(CanonicalJson(bad), LedgerError);
+}
+
+TEST(CanonicalTest, RealsAreCanonicalised) {
+  EXPECT_FALSE(CanonicalReal(std::numeric_limits<double>::quiet_NaN()).has_value());
+  const auto zero = CanonicalReal(-0.0);
+  ASSERT_TRUE(zero.has_value());
+  EXPECT_FALSE(std::signbit(*zero));
+  Result a = GoldenRow(), b = GoldenRow();
+  a.value = -0.0;
+  b.value = 0.0;
+  EXPECT_EQ(HashOf(a), HashOf(b));
+  a.value = std::numeric_limits<double>::quiet_NaN();
+  b.value = 0.0;
+  EXPECT_FALSE(HashOf(a) == HashOf(b)) << "NaN (NULL) must differ from 0";
+}
+
+TEST(CanonicalTest, SamplesRoundTripWithNanFolded) {
+  const double payload_nan = std::bit_cast<double>(0x7ff8000000000123ULL);
+  const std::vector<double> in = {1.5, -0.0, std::numeric_limits<double>::infinity(), payload_nan};
+  const std::string blob = SamplesBlob(in);
+  ASSERT_EQ(blob.size(), 32u);
+  const std::vector<double> out = SamplesFromBlob(blob);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0], 1.5);
+  EXPECT_TRUE(std::signbit(out[1]));  // samples keep their bits
+  EXPECT_TRUE(std::isinf(out[2]));
+  EXPECT_EQ(std::bit_cast<uint64_t>(out[3]), 0x7ff8000000000000ULL);
+}
+
+TEST(CanonicalTest, VersionOneRowsOmitEnergyAndRefuseIt) {
+  const Result golden = GoldenRow();
+  CanonicalResult row(golden, 3);
+  ResultView v1 = row.view();
+  v1.hash_version = 1;
+  v1.energy_source.reset();
+  EXPECT_TRUE(ResultViewProblem(v1).empty());
+  std::string bytes;
+  EncodeResult(v1, &bytes);
+  EXPECT_EQ(bytes.find("energy"), std::string::npos);
+  EXPECT_NE(bytes.find("result/1"), std::string::npos);
+  v1.energy_j = 1.0;
+  EXPECT_FALSE(ResultViewProblem(v1).empty());
+  v1.energy_j.reset();
+  v1.hash_version = 3;
+  EXPECT_FALSE(ResultViewProblem(v1).empty());
+}
+
+TEST(CanonicalTest, RunAndChainHashesDependOnOrderAndContent) {
+  RunView run;
+  run.run_uuid = "u";
+  run.status = "complete";
+  run.started_at = "t";
+  run.platform_json = "{}";
+  run.build_json = "{}";
+  const Hash128 a{1, 2}, b{3, 4};
+  const std::vector<Hash128> ab = {a, b}, ba = {b, a}, just_a = {a};
+  const Hash128 h = RunHash(run, ab, {});
+  EXPECT_FALSE(h == RunHash(run, ba, {}));
+  EXPECT_FALSE(h == RunHash(run, just_a, {}));
+  // Moving a row hash from results to claims is a change too.
+  EXPECT_FALSE(RunHash(run, just_a, std::vector<Hash128>{b}) == h);
+  RunView failed = run;
+  failed.status = "failed";
+  EXPECT_FALSE(h == RunHash(failed, ab, {}));
+  EXPECT_FALSE(ChainHash(Hash128{}, a) == ChainHash(Hash128{}, b));
+  EXPECT_FALSE(ChainHash(a, b) == ChainHash(b, a));
+}
+
+TEST(CanonicalTest, HashHexMatchesHarnessHex) {
+  const Hash128 h = cb::harness::Xxh3_128("abc");
+  char hex[32];
+  HashHex(h, hex);
+  EXPECT_EQ(std::string(hex, 32), h.Hex());
+}
+
+}  // namespace
+}  // namespace cb::ledger

@@ -1,0 +1,217 @@
+// File: ledger/schema.cpp
+// -----------------------------------------------------------------------------
+// The ledger schema as a list of migration steps (see schema.h).
+//
+// Every hashed value has an explicit column type so SQLite's affinity rules
+// cannot change what Verify() reads back: TEXT for text, REAL for reals,
+// INTEGER for integers, BLOB for raw samples. Hashes are stored as 32-digit
+// lower-case hex text so that the sqlite3 shell shows them as they are printed.
+#include "ledger/schema.h"
+
+#include <string>
+
+#include "ledger/ledger.h"
+
+namespace cb::ledger {
+namespace {
+
+// Version 1: runs, their results and claim verdicts.
+//
+// The guard triggers refuse rows for a sealed run: such a row would not be
+// covered by the run's run_hash and would make the ledger fail Verify().
+constexpr const char* kStep1 = R"sql(
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  run_uuid      TEXT    NOT NULL UNIQUE,
+  status        TEXT    NOT NULL
+                CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
+  command       TEXT    NOT NULL,
+  profile       TEXT    NOT NULL,
+  seed          INTEGER NOT NULL,
+  git_commit    TEXT    NOT NULL,
+  git_dirty     INTEGER NOT NULL,
+  source_hash   TEXT    NOT NULL,
+  platform_hash TEXT    NOT NULL,
+  platform_json TEXT    NOT NULL,
+  build_json    TEXT    NOT NULL,
+  started_at    TEXT    NOT NULL,
+  finished_at   TEXT,
+  host          TEXT    NOT NULL,
+  pid           INTEGER NOT NULL,
+  pid_start     INTEGER,
+  run_hash      TEXT    UNIQUE,
+  chain_hash    TEXT,
+  chain_seq     INTEGER UNIQUE
+);
+CREATE TABLE results (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  seq          INTEGER NOT NULL,
+  suite        TEXT    NOT NULL,
+  case_name    TEXT    NOT NULL,
+  backend      TEXT    NOT NULL,
+  params_json  TEXT    NOT NULL,
+  metric       TEXT    NOT NULL,
+  unit         TEXT    NOT NULL,
+  direction    TEXT    NOT NULL,
+  value        REAL,
+  ci_low       REAL,
+  ci_high      REAL,
+  n            INTEGER NOT NULL,
+  samples      BLOB    NOT NULL,
+  input_hash   TEXT    NOT NULL,
+  output_hash  TEXT    NOT NULL,
+  threads      INTEGER NOT NULL,
+  content_hash TEXT    NOT NULL,
+  UNIQUE (run_id, seq)
+);
+CREATE TABLE claims (
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL REFERENCES runs(id),
+  seq               INTEGER NOT NULL,
+  claim_id          TEXT    NOT NULL,
+  suite             TEXT    NOT NULL,
+  paper             TEXT    NOT NULL,
+  section           TEXT    NOT NULL,
+  statement         TEXT    NOT NULL,
+  paper_value       TEXT    NOT NULL,
+  paper_setting     TEXT    NOT NULL,
+  our_setting       TEXT    NOT NULL,
+  metric            TEXT    NOT NULL,
+  criterion         TEXT    NOT NULL,
+  scale             TEXT    NOT NULL,
+  verdict           TEXT    NOT NULL,
+  value             REAL,
+  ci_low            REAL,
+  ci_high           REAL,
+  confidence        REAL,
+  reason            TEXT    NOT NULL,
+  requirements_json TEXT    NOT NULL,
+  content_hash      TEXT    NOT NULL,
+  UNIQUE (run_id, seq)
+);
+CREATE TRIGGER results_sealed_guard BEFORE INSERT ON results
+  WHEN (SELECT run_hash FROM runs WHERE id = NEW.run_id) IS NOT NULL
+  BEGIN SELECT RAISE(ABORT, 'the run is sealed'); END;
+CREATE TRIGGER claims_sealed_guard BEFORE INSERT ON claims
+  WHEN (SELECT run_hash FROM runs WHERE id = NEW.run_id) IS NOT NULL
+  BEGIN SELECT RAISE(ABORT, 'the run is sealed'); END;
+)sql";
+
+// Version 2: energy columns on results (with the per-row hash version that
+// keeps version-1 rows verifiable), machine ceilings, generator artifacts,
+// gate decisions and the model-endpoint cache.
+constexpr const char* kStep2 = R"sql(
+ALTER TABLE results ADD COLUMN hash_version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE results ADD COLUMN energy_j REAL;
+ALTER TABLE results ADD COLUMN energy_source TEXT;
+ALTER TABLE results ADD COLUMN energy_window_s REAL;
+CREATE TABLE ceilings (
+  platform_hash TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  value         REAL NOT NULL,
+  unit          TEXT NOT NULL,
+  detail_json   TEXT NOT NULL,
+  measured_at   TEXT NOT NULL,
+  PRIMARY KEY (platform_hash, name)
+);
+CREATE TABLE artifacts (
+  hash        TEXT    PRIMARY KEY,
+  generator   TEXT    NOT NULL,
+  version     INTEGER NOT NULL,
+  params_json TEXT    NOT NULL,
+  size        INTEGER NOT NULL,
+  path        TEXT    NOT NULL,
+  created_at  TEXT    NOT NULL
+);
+CREATE TABLE decisions (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES runs(id),
+  baseline       TEXT    NOT NULL,
+  suite          TEXT    NOT NULL,
+  case_name      TEXT    NOT NULL,
+  metric         TEXT    NOT NULL,
+  verdict        TEXT    NOT NULL,
+  test           TEXT    NOT NULL,
+  n              INTEGER,
+  p              REAL,
+  effect         REAL,
+  ci_low         REAL,
+  ci_high        REAL,
+  threshold      REAL,
+  policy_version TEXT    NOT NULL,
+  detail_json    TEXT    NOT NULL,
+  created_at     TEXT    NOT NULL
+);
+CREATE INDEX decisions_by_run ON decisions (run_id);
+CREATE TABLE http_cache (
+  key        TEXT PRIMARY KEY,
+  response   BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "runs, results and claims", kStep1},
+    {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
+};
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
+
+void ExecStep(sql::Db& db, const Migration& m) {
+  char* err = nullptr;
+  if (sqlite3_exec(db.get(), m.sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string what = err != nullptr ? err : sqlite3_errmsg(db.get());
+    sqlite3_free(err);
+    db.Fail("migrating to schema version " + std::to_string(m.version) + " (" + m.what +
+            ") failed: " + what);
+  }
+}
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+int CheckedSchemaVersion(sql::Db& db) {
+  // The first statement on a connection reads the header and the schema, so a
+  // file that is not a database, or a damaged one, is reported from here.
+  // One statement, hence one snapshot: read separately, a concurrent creator
+  // could commit the schema in between and make a fresh file look foreign.
+  sql::Stmt check(db,
+                  "SELECT (SELECT user_version FROM pragma_user_version), "
+                  "(SELECT count(*) FROM sqlite_master)");
+  if (!check.Step()) db.Fail("cannot read the schema version");
+  const int64_t version = check.Int(0);
+  const int64_t objects = check.Int(1);
+  check.Reset();
+  if (version > kSchemaVersion || version < 0) {
+    db.Fail("schema version " + std::to_string(version) + " is newer than this build supports (" +
+            std::to_string(kSchemaVersion) + "); use a newer claimbench");
+  }
+  if (version == 0 && objects > 0) {
+    db.Fail("not a claimbench ledger (a SQLite database with other tables and no ledger schema)");
+  }
+  return static_cast<int>(version);
+}
+
+void Migrate(sql::Db& db) { Migrate(db, kSchemaVersion); }
+
+void Migrate(sql::Db& db, int target) {
+  if (CheckedSchemaVersion(db) >= target) return;
+  db.Exec("BEGIN IMMEDIATE");
+  try {
+    // Another process may have migrated between the check and the lock.
+    const int from = CheckedSchemaVersion(db);
+    for (const Migration& m : kMigrations) {
+      if (m.version > from && m.version <= target) ExecStep(db, m);
+    }
+    if (from < target) {
+      db.Exec(("PRAGMA user_version = " + std::to_string(target)).c_str());
+    }
+    db.Exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+}  // namespace cb::ledger

@@ -1,0 +1,50 @@
+// File: ledger/schema.h
+// -----------------------------------------------------------------------------
+// The ledger's tables and their forward migrations. The schema version lives
+// in PRAGMA user_version; step k of kMigrations turns a version k-1 file into
+// a version k file. Steps are append-only: a released step is never edited,
+// because files made by it exist.
+//
+//   step 1  runs, results, claims (and the seal guard triggers)
+//   step 2  results.hash_version + energy columns; ceilings, artifacts,
+//           decisions, http_cache
+//
+// Rows already in a file keep the hash encoding they were written with:
+// step 2 adds results.hash_version with DEFAULT 1, so every pre-existing row
+// is marked as a result/1 row (ledger/canonical.h), whose encoding has no
+// energy fields, and its content_hash stays valid. Rows written afterwards
+// carry hash_version 2.
+#ifndef CB_LEDGER_SCHEMA_H_
+#define CB_LEDGER_SCHEMA_H_
+
+#include <span>
+
+#include "ledger/sqlite.h"
+
+namespace cb::ledger {
+
+struct Migration {
+  int version;        // user_version after this step
+  const char* what;   // one line, for error messages
+  const char* sql;
+};
+
+// Step k has version k; the last step's version is kSchemaVersion.
+std::span<const Migration> Migrations();
+
+// Brings `db` up to `target` (default kSchemaVersion) in one BEGIN IMMEDIATE
+// transaction, so a concurrent opener either sees the old file or the fully
+// migrated one. A fresh (empty) file runs every step.
+// Throws LedgerError when the file is newer than this build, or is a SQLite
+// database that is not a ledger (user_version 0 with tables in it).
+// REQUIRES: target <= kSchemaVersion.
+void Migrate(sql::Db& db, int target);
+void Migrate(sql::Db& db);
+
+// user_version of `db`, with the "newer than this build" and "not a ledger"
+// checks of Migrate() but without changing anything.
+int CheckedSchemaVersion(sql::Db& db);
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_SCHEMA_H_

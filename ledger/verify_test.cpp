@@ -1,0 +1,168 @@
+// File: ledger/verify_test.cpp
+// -----------------------------------------------------------------------------
+// Verify() on a clean ledger, and after the hand edits it exists to catch:
+// each edit is made with the sqlite3 shell on the closed file, as a person
+// would, and Verify must name the first damaged row or run.
+#include <gtest/gtest.h>
+
+#include "ledger/ledger.h"
+#include "ledger/ledger_test_util.h"
+
+namespace cb::ledger {
+namespace {
+
+using testutil::AddSealedRun;
+using testutil::Sqlite3Shell;
+using testutil::TempDir;
+
+class VerifyTest : public ::testing::Test {
+ protected:
+  // Three sealed runs (ids 1..3) of four results (ids 4k-3 .. 4k) and one
+  // claim (id k) each. The ledger is closed again before each test edits it.
+  void SetUp() override {
+    path_ = dir_.File("ledger.db");
+    Ledger ledger = Ledger::Open(path_);
+    for (int k = 0; k < 3; ++k) AddSealedRun(ledger, 4, 1, 4 * k);
+  }
+
+  VerifyReport VerifyNow() { return Ledger::Open(path_).Verify(); }
+
+  void Edit(const std::string& sql) { ASSERT_EQ(Sqlite3Shell(path_, sql), 0) << sql; }
+
+  TempDir dir_;
+  std::string path_;
+};
+
+TEST_F(VerifyTest, CleanLedgerVerifies) {
+  Ledger ledger = Ledger::Open(path_);
+  const VerifyReport rep = ledger.Verify();
+  EXPECT_TRUE(rep.ok) << rep.first_error;
+  EXPECT_EQ(rep.runs, 3);
+  EXPECT_EQ(rep.results, 12);
+  EXPECT_EQ(rep.claims, 3);
+  EXPECT_EQ(rep.unsealed_runs, 0);
+  EXPECT_EQ(rep.chain_head, ledger.GetRun(3).chain_hash);
+  EXPECT_EQ(rep.first_error, "");
+}
+
+TEST_F(VerifyTest, ChangedValueNamesTheRow) {
+  // Result row 6 (run 2) holds 1005.0; 1005.0 -> 1013.0 flips one byte of
+  // its IEEE-754 encoding (0x408f68.. -> 0x408fa8..).
+  Edit("UPDATE results SET value = 1013.0 WHERE id = 6");
+  VerifyReport rep = VerifyNow();
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.first_error, "results row 6 (run 2): content_hash mismatch");
+  // Putting the value back makes the ledger whole again: the check is about
+  // content, not about the file having been touched.
+  Edit("UPDATE results SET value = 1005.0 WHERE id = 6");
+  rep = VerifyNow();
+  EXPECT_TRUE(rep.ok) << rep.first_error;
+}
+
+TEST_F(VerifyTest, ChangedTextByteNamesTheClaim) {
+  Edit("UPDATE claims SET statement = 'the loop is linEar' WHERE id = 2");
+  EXPECT_EQ(VerifyNow().first_error, "claims row 2 (run 2): content_hash mismatch");
+}
+
+TEST_F(VerifyTest, ChangedSampleBlobNamesTheRow) {
+  Edit("UPDATE results SET samples = CAST(substr(samples, 1, 79) || x'00' AS BLOB) "
+       "WHERE id = 11");
+  EXPECT_EQ(VerifyNow().first_error, "results row 11 (run 3): content_hash mismatch");
+}
+
+TEST_F(VerifyTest, TextInANumberColumnIsNotReadAsZero) {
+  Edit("UPDATE results SET value = 'abc' WHERE id = 3");
+  EXPECT_EQ(VerifyNow().first_error,
+            "results row 3 (run 1): column 'value' has the wrong type");
+}
+
+TEST_F(VerifyTest, DeletedRowNamesTheRun) {
+  Edit("DELETE FROM results WHERE id = 7");
+  const VerifyReport rep = VerifyNow();
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.first_error, "run 2: run_hash mismatch (rows missing or changed)");
+  EXPECT_EQ(rep.results, 11);
+}
+
+TEST_F(VerifyTest, RowSlippedIntoASealedRunNamesTheRun) {
+  // The guard trigger refuses this through any connection; someone who drops
+  // it first still cannot get past the run_hash.
+  EXPECT_NE(Sqlite3Shell(path_,
+                         "INSERT INTO results (run_id, seq, suite, case_name, backend, "
+                         "params_json, metric, unit, direction, value, n, samples, input_hash, "
+                         "output_hash, threads, content_hash) SELECT 1, 99, suite, case_name, "
+                         "backend, params_json, metric, unit, direction, value, n, samples, "
+                         "input_hash, output_hash, threads, content_hash FROM results WHERE id = 1"),
+            0)
+      << "the sealed-run guard trigger should have refused the insert";
+  EXPECT_TRUE(VerifyNow().ok);
+  Edit("DROP TRIGGER results_sealed_guard; "
+       "INSERT INTO results (run_id, seq, hash_version, suite, case_name, backend, params_json, "
+       "metric, unit, direction, value, n, samples, input_hash, output_hash, threads, "
+       "energy_j, energy_source, energy_window_s, content_hash) "
+       "SELECT 1, 99, 2, suite, case_name, backend, params_json, metric, unit, direction, value, "
+       "n, samples, input_hash, output_hash, threads, energy_j, energy_source, energy_window_s, "
+       "'00000000000000000000000000000000' FROM results WHERE id = 1");
+  EXPECT_EQ(VerifyNow().first_error, "results row 13 (run 1): content_hash mismatch");
+}
+
+TEST_F(VerifyTest, ChangedRunMetaNamesTheRun) {
+  Edit("UPDATE runs SET command = 'claimbench run --profile full' WHERE id = 3");
+  EXPECT_EQ(VerifyNow().first_error, "run 3: run_hash mismatch (rows missing or changed)");
+}
+
+TEST_F(VerifyTest, SwappedRunsBreakTheChain) {
+  Edit("UPDATE runs SET chain_seq = -1 WHERE id = 1; "
+       "UPDATE runs SET chain_seq = 1 WHERE id = 2; "
+       "UPDATE runs SET chain_seq = 2 WHERE id = 1");
+  EXPECT_EQ(VerifyNow().first_error, "run 2: chain_hash mismatch (runs reordered or removed)");
+}
+
+TEST_F(VerifyTest, SwappedSealsNameTheFirstRun) {
+  // Swapping the seals (run_hash and chain_hash) of runs 1 and 2: the chain
+  // itself is intact, but each run's rows no longer match its run_hash.
+  Edit("CREATE TEMP TABLE seal AS SELECT id, run_hash, chain_hash FROM runs WHERE id IN (1, 2); "
+       "UPDATE runs SET run_hash = NULL WHERE id IN (1, 2); "
+       "UPDATE runs SET run_hash = (SELECT run_hash FROM seal WHERE seal.id = 3 - runs.id), "
+       "chain_hash = (SELECT chain_hash FROM seal WHERE seal.id = 3 - runs.id) "
+       "WHERE id IN (1, 2)");
+  EXPECT_EQ(VerifyNow().first_error, "run 1: run_hash mismatch (rows missing or changed)");
+}
+
+TEST_F(VerifyTest, RemovedRunBreaksTheChain) {
+  Edit("DELETE FROM results WHERE run_id = 2; DELETE FROM claims WHERE run_id = 2; "
+       "DELETE FROM runs WHERE id = 2");
+  EXPECT_EQ(VerifyNow().first_error,
+            "run 3: chain_seq 3 where 2 was expected (runs removed or reordered)");
+  // Renumbering chain_seq to hide the gap still breaks the hash links.
+  Edit("UPDATE runs SET chain_seq = 2 WHERE id = 3");
+  EXPECT_EQ(VerifyNow().first_error, "run 3: chain_hash mismatch (runs reordered or removed)");
+}
+
+TEST_F(VerifyTest, RelabelledHashVersionIsCaught) {
+  // Row 1 carries energy data: calling it a version-1 row would drop the
+  // energy fields from its hash, which Verify refuses to accept.
+  Edit("UPDATE results SET hash_version = 1 WHERE id = 1");
+  EXPECT_EQ(VerifyNow().first_error,
+            "results row 1 (run 1): energy fields set on a hash_version 1 row (its hash would "
+            "not cover them)");
+}
+
+TEST_F(VerifyTest, UnsealedRunsAreCountedNotErrors) {
+  {
+    Ledger ledger = Ledger::Open(path_);
+    const int64_t id = ledger.BeginRun(testutil::SampleMeta());
+    ledger.AddResult(id, testutil::SampleResult(1));
+  }
+  VerifyReport rep = VerifyNow();
+  EXPECT_TRUE(rep.ok) << rep.first_error;
+  EXPECT_EQ(rep.unsealed_runs, 1);
+  EXPECT_EQ(rep.results, 13);
+  // ... but an unsealed run claiming to be complete is a hand edit.
+  Edit("UPDATE runs SET status = 'complete' WHERE id = 4");
+  rep = VerifyNow();
+  EXPECT_EQ(rep.first_error, "run 4: status 'complete' but not sealed (run_hash missing)");
+}
+
+}  // namespace
+}  // namespace cb::ledger
