@@ -17,6 +17,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/common.h"
 #include "harness/progress.h"
+#include "ledger/claim_sink.h"
 
 namespace cb::cli {
 namespace {
@@ -148,12 +149,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
       outcome.reason = unmet;
     } else {
       h::ClaimContext ctx(
-          *profile, o.seed, backends,
-          [&](const h::Result& r) {
-            h::Result row = r;
-            if (row.suite.empty()) row.suite = def.spec.suite;
-            ledger.AddResult(run_id, row);
-          },
+          *profile, o.seed, backends, cb::ledger::LedgerSink(ledger, run_id, def.spec.suite),
           [&](double fraction, std::string_view what) {
             bar.Update(static_cast<int>(i), fraction,
                        what.empty() ? def.spec.id : def.spec.id + " " + std::string(what));
