@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "harness/random.h"
 
@@ -20,8 +21,10 @@ constexpr ComplexityClass kAllClasses[] = {
     ComplexityClass::kN,        ComplexityClass::kNLogN, ComplexityClass::kN2,
     ComplexityClass::kN3};
 
+// Throws unless n and cost have the same size >= min_points and every point
+// is finite with cost > 0 and n > 0 (n >= 1 when n_at_least_one).
 void RequireInputs(std::span<const double> n, std::span<const double> cost, size_t min_points,
-                   double min_n, const char* fn) {
+                   bool n_at_least_one, const char* fn) {
   const std::string name(fn);
   if (n.size() != cost.size()) throw std::invalid_argument(name + ": n and cost differ in size");
   if (n.size() < min_points) {
@@ -29,10 +32,11 @@ void RequireInputs(std::span<const double> n, std::span<const double> cost, size
                                 " points");
   }
   for (size_t i = 0; i < n.size(); ++i) {
-    if (!(std::isfinite(n[i]) && n[i] >= min_n && std::isfinite(cost[i]) && cost[i] > 0.0)) {
+    const bool n_ok = n_at_least_one ? n[i] >= 1.0 : n[i] > 0.0;
+    if (!(std::isfinite(n[i]) && n_ok && std::isfinite(cost[i]) && cost[i] > 0.0)) {
       throw std::invalid_argument(name + ": bad point " + std::to_string(i) +
-                                  " (need finite n and cost > 0" +
-                                  (min_n > 0 ? ", n >= 1" : "") + ")");
+                                  " (need finite cost > 0 and finite n " +
+                                  (n_at_least_one ? ">= 1" : "> 0") + ")");
     }
   }
 }
@@ -74,7 +78,7 @@ Line FitLine(std::span<const double> x, std::span<const double> y, const double*
 
 PowerFit FitPowerLaw(std::span<const double> n, std::span<const double> cost, uint64_t seed,
                      int resamples, double level) {
-  RequireInputs(n, cost, 3, 0.0, "FitPowerLaw");
+  RequireInputs(n, cost, 3, /*n_at_least_one=*/false, "FitPowerLaw");
   if (resamples < 2) throw std::invalid_argument("FitPowerLaw: resamples must be >= 2");
   if (!(level > 0.0 && level < 1.0)) {
     throw std::invalid_argument("FitPowerLaw: level must be in (0, 1)");
@@ -82,7 +86,6 @@ PowerFit FitPowerLaw(std::span<const double> n, std::span<const double> cost, ui
   const size_t count = n.size();
   std::vector<double> x(count), y(count);
   for (size_t i = 0; i < count; ++i) {
-    if (!(n[i] > 0.0)) throw std::invalid_argument("FitPowerLaw: n must be > 0");
     x[i] = std::log(n[i]);
     y[i] = std::log(cost[i]);
   }
@@ -119,9 +122,7 @@ PowerFit FitPowerLaw(std::span<const double> n, std::span<const double> cost, ui
     const Line b = FitLine(bx, by, nullptr);
     if (b.ok) slopes.push_back(b.slope);
   }
-  std::sort(slopes.begin(), slopes.end());
-  const double alpha = 1.0 - level;
-  fit.exponent_ci = Interval{QuantileSorted(slopes, alpha / 2), QuantileSorted(slopes, 1 - alpha / 2)};
+  fit.exponent_ci = PercentileInterval(std::move(slopes), level);
   return fit;
 }
 
@@ -152,7 +153,7 @@ double ComplexityBasis(ComplexityClass c, double n) {
 }
 
 ClassFit SelectComplexity(std::span<const double> n, std::span<const double> cost) {
-  RequireInputs(n, cost, 5, 1.0, "SelectComplexity");
+  RequireInputs(n, cost, 5, /*n_at_least_one=*/true, "SelectComplexity");
   const size_t count = n.size();
   const double big_n = static_cast<double>(count);
   std::vector<double> w(count), g(count);

@@ -42,7 +42,8 @@ struct PowerFit {
 // Ordinary least squares of y = ln cost on x = ln n. The CI on the exponent is
 // a percentile bootstrap over (n, cost) PAIRS: `resamples` draws of the points
 // with replacement (indices from Rng(seed, 0)), refitting b each time; draws in
-// which all resampled n are equal (slope undefined) are redrawn. Pairs rather
+// which all resampled n are equal (slope undefined) are redrawn; the CI is
+// PercentileInterval(slopes, level) (harness/stats.h). Pairs rather
 // than residuals are resampled because the residuals of a log-log line fitted
 // to a + b g(n) are systematic (curvature), not exchangeable noise; pairs let
 // that lack of fit widen the interval instead of hiding it.

@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -348,66 +350,74 @@ std::optional<double> EnergyWindow::watts() const {
 
 namespace {
 
-// Shared tail of both windows: reads, checks, fills the result.
-EnergyWindow CloseWindow(EnergyMeter& meter, std::optional<double> start_joules,
-                         std::chrono::steady_clock::time_point t0, int64_t iterations) {
+// Both windows: unless the meter is unavailable, sync, read, run `body`
+// (which returns the iterations it ran), sync, read. A failed first read ends
+// the window at once, before any work, since nothing could be measured.
+EnergyWindow RunWindow(EnergyMeter& meter, const std::function<void()>& sync,
+                       const std::function<int64_t(std::chrono::steady_clock::time_point)>& body) {
   EnergyWindow w;
+  if (const std::string why = meter.Unavailable(); !why.empty()) {
+    w.source = why;
+    return w;
+  }
+  if (sync) sync();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto start_joules = meter.ReadJoules();
+  if (!start_joules) {
+    w.source = "unavailable: read failed: " + meter.LastError();
+    return w;
+  }
+  w.iterations = body(t0);
+  if (sync) sync();
   const auto end_joules = meter.ReadJoules();
   w.seconds = SecondsSince(t0);
-  w.iterations = iterations;
-  if (!start_joules || !end_joules) {
+  if (!end_joules) {
     w.source = "unavailable: read failed: " + meter.LastError();
     return w;
   }
   w.source = meter.Name();
   w.total_joules = *end_joules - *start_joules;
-  w.joules = iterations > 0 ? *w.total_joules / static_cast<double>(iterations) : *w.total_joules;
+  w.joules = *w.total_joules / static_cast<double>(w.iterations);
   return w;
+}
+
+void RequireWindowLength(double seconds, const char* fn) {
+  if (!(seconds >= 0.0 && std::isfinite(seconds))) {
+    throw std::invalid_argument(std::string(fn) + ": window length must be finite and >= 0");
+  }
 }
 
 }  // namespace
 
 EnergyWindow MeasureEnergy(EnergyMeter& meter, const std::function<void()>& workload,
                            double min_window_s, const std::function<void()>& sync) {
-  if (const std::string why = meter.Unavailable(); !why.empty()) {
-    EnergyWindow w;
-    w.source = why;
-    return w;
-  }
-  if (sync) sync();
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto start_joules = meter.ReadJoules();
-  int64_t iterations = 0;
-  // The host clock decides when to stop; for asynchronous GPU work the host
-  // runs ahead by at most the launch queue's depth, and the final sync makes
-  // the measured window cover all of it.
-  do {
-    workload();
-    ++iterations;
-    meter.Poll();
-  } while (SecondsSince(t0) < min_window_s);
-  if (sync) sync();
-  return CloseWindow(meter, start_joules, t0, iterations);
+  RequireWindowLength(min_window_s, "MeasureEnergy");
+  return RunWindow(meter, sync, [&](std::chrono::steady_clock::time_point t0) {
+    int64_t iterations = 0;
+    // The host clock decides when to stop; for asynchronous GPU work the host
+    // runs ahead by at most the launch queue's depth, and the final sync makes
+    // the measured window cover all of it.
+    do {
+      workload();
+      ++iterations;
+      meter.Poll();
+    } while (SecondsSince(t0) < min_window_s);
+    return iterations;
+  });
 }
 
 EnergyWindow MeasureIdleBaseline(EnergyMeter& meter, double seconds,
                                  const std::function<void()>& sync) {
-  if (const std::string why = meter.Unavailable(); !why.empty()) {
-    EnergyWindow w;
-    w.source = why;
-    return w;
-  }
-  if (sync) sync();
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto start_joules = meter.ReadJoules();
-  // Sleep in slices so a wrapping counter is still polled often enough.
-  while (SecondsSince(t0) < seconds) {
-    const double left = seconds - SecondsSince(t0);
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
-    meter.Poll();
-  }
-  if (sync) sync();
-  return CloseWindow(meter, start_joules, t0, 1);
+  RequireWindowLength(seconds, "MeasureIdleBaseline");
+  return RunWindow(meter, sync, [&](std::chrono::steady_clock::time_point t0) {
+    // Sleep in slices so a wrapping counter is still polled often enough.
+    while (SecondsSince(t0) < seconds) {
+      const double left = seconds - SecondsSince(t0);
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
+      meter.Poll();
+    }
+    return int64_t{1};
+  });
 }
 
 }  // namespace cb::harness

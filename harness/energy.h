@@ -152,16 +152,20 @@ struct EnergyWindow {
   std::optional<double> watts() const;
 };
 
-// Runs `workload` repeatedly until at least `min_window_s` have passed, with
-// `sync` (e.g. cudaDeviceSynchronize) before the first and after the last
-// read so the window holds exactly the work it times. Returns joules per
-// iteration. When the meter is unavailable the workload is not run and the
-// window carries the meter's reason. REQUIRES: min_window_s >= 0.
+// Runs `workload` at least once and until at least `min_window_s` have
+// passed, with `sync` (e.g. cudaDeviceSynchronize) before the first and
+// after the last read so the window holds exactly the work it times. Returns
+// joules per iteration. When the meter is unavailable, or its first read
+// fails, the workload is not run and `source` says why; a failed last read
+// also leaves joules nullopt.
+// REQUIRES: min_window_s finite and >= 0 (throws std::invalid_argument).
 EnergyWindow MeasureEnergy(EnergyMeter& meter, const std::function<void()>& workload,
                            double min_window_s = 1.0, const std::function<void()>& sync = {});
 
-// The meter over `seconds` of sleep: joules == total_joules for the whole
-// window (iterations = 1); divide by seconds for idle watts.
+// The meter over `seconds` of sleep (the same edges as MeasureEnergy):
+// joules == total_joules for the whole window (iterations = 1); divide by
+// seconds for idle watts.
+// REQUIRES: seconds finite and >= 0 (throws std::invalid_argument).
 EnergyWindow MeasureIdleBaseline(EnergyMeter& meter, double seconds = 1.0,
                                  const std::function<void()>& sync = {});
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -238,14 +239,14 @@ TEST(RaplMeterTest, WrapAroundAddsTheRangeBack) {
 
 TEST(RaplMeterTest, MeasureEnergyReturnsExactJoulesPerIteration) {
   // package-0 gains 2.5 J and package-1 9 J per iteration; package-1's range
-  // is 120 J and it starts 1 J short of it, so it wraps in the first
-  // iteration and every 13-14 iterations after. Each iteration sleeps >= 5
-  // ms and polls come every 50 ms, so reads are at most 11 iterations
-  // (99 J < 120 J) apart and every wrap is seen; reading only at the edges
-  // would lose whole ranges. The window needs only 14 iterations (21 ms
-  // each, under load) to span a full range. The core subzone and psys move
-  // too, and must not be counted.
-  constexpr int64_t kRange1 = 120'000'000;
+  // is 60 J and it starts 1 J short of it, so it wraps in the first
+  // iteration and every 6-7 iterations after. Each iteration sleeps >= 10 ms
+  // and polls come every 50 ms, so reads are at most 5 iterations (45 J <
+  // 60 J) apart however loaded the machine is, and every wrap is seen;
+  // reading only at the edges would lose whole ranges. The window needs only
+  // 7 iterations (up to 42 ms each) to span a full range. The core subzone
+  // and psys move too, and must not be counted.
+  constexpr int64_t kRange1 = 60'000'000;
   FakePowercap tree;
   tree.AddZone("intel-rapl:0", "package-0", 1'000, 1'000'000'000'000);
   tree.AddZone("intel-rapl:0:0", "core", 7, 1'000'000'000'000);
@@ -258,7 +259,7 @@ TEST(RaplMeterTest, MeasureEnergyReturnsExactJoulesPerIteration) {
   int64_t calls = 0, syncs = 0;
   auto workload = [&] {
     // The sleep bounds the iterations between two polls (see above).
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     e0 += 2'500'000;
     core += 100'000'000;
     e1 = (e1 + 9'000'000) % kRange1;
@@ -276,7 +277,7 @@ TEST(RaplMeterTest, MeasureEnergyReturnsExactJoulesPerIteration) {
   EXPECT_EQ(w.iterations, calls);
   EXPECT_EQ(syncs, 2) << "sync runs once at each edge of the window";
   EXPECT_GE(w.seconds, 0.3);
-  EXPECT_GT(9 * calls, 120) << "the window should span more than one range of package-1";
+  EXPECT_GT(9 * calls, 60) << "the window should span more than one range of package-1";
   EXPECT_DOUBLE_EQ(*w.joules, 11.5);
   EXPECT_DOUBLE_EQ(*w.total_joules, 11.5 * static_cast<double>(calls));
   ASSERT_TRUE(w.watts().has_value());
@@ -304,6 +305,42 @@ TEST(RaplMeterTest, CounterVanishingMidWindowIsNotAMeasurement) {
       meter, [&] { fs::remove(tree.path() / "intel-rapl:0" / "energy_uj"); }, 0.0);
   EXPECT_FALSE(w.joules.has_value());
   EXPECT_EQ(w.source.rfind("unavailable: read failed: ", 0), 0u) << w.source;
+}
+
+// Regression: a failed first read used to run the workload for the whole
+// window and only then report that nothing was measured.
+TEST(RaplMeterTest, FailedFirstReadRunsNoWorkload) {
+  FakePowercap tree;
+  tree.AddZone("intel-rapl:0", "package-0", 0, 1'000'000'000);
+  RaplMeter meter(tree.root());
+  ASSERT_EQ(meter.Unavailable(), "");
+  fs::remove(tree.path() / "intel-rapl:0" / "energy_uj");
+  int calls = 0, syncs = 0;
+  const EnergyWindow w = MeasureEnergy(meter, [&] { ++calls; }, 10.0, [&] { ++syncs; });
+  EXPECT_FALSE(w.joules.has_value());
+  EXPECT_EQ(w.source.rfind("unavailable: read failed: ", 0), 0u) << w.source;
+  EXPECT_NE(w.source.find("energy_uj"), std::string::npos) << w.source;
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(w.iterations, 0);
+  EXPECT_EQ(syncs, 1) << "only the opening sync ran";
+  const EnergyWindow idle = MeasureIdleBaseline(meter, 10.0);
+  EXPECT_FALSE(idle.joules.has_value());
+  EXPECT_LT(idle.seconds, 1.0) << "an unmeasurable idle window must not sleep";
+}
+
+// Regression: the documented REQUIRES on the window length was not enforced
+// (a negative or NaN length silently gave a one-iteration window).
+TEST(RaplMeterTest, InvalidWindowLengthThrows) {
+  FakePowercap tree;
+  tree.AddZone("intel-rapl:0", "package-0", 0, 1'000'000'000);
+  RaplMeter meter(tree.root());
+  int calls = 0;
+  EXPECT_THROW(MeasureEnergy(meter, [&] { ++calls; }, -0.5), std::invalid_argument);
+  EXPECT_THROW(MeasureEnergy(meter, [&] { ++calls; }, std::nan("")), std::invalid_argument);
+  EXPECT_THROW(MeasureIdleBaseline(meter, -1.0), std::invalid_argument);
+  EXPECT_EQ(calls, 0);
+  EXPECT_NO_THROW(MeasureEnergy(meter, [&] { ++calls; }, 0.0));
+  EXPECT_EQ(calls, 1) << "a zero-length window still runs the workload once";
 }
 
 TEST(EnergyMeterTest, BackendsGetTheirMeters) {

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/random.h"
@@ -87,6 +88,16 @@ double Mad(std::span<const double> x) {
   return MedianInPlace(v);
 }
 
+Interval PercentileInterval(std::vector<double> replicates, double level) {
+  RequireNoNan(replicates, "PercentileInterval");
+  if (!(level > 0.0 && level < 1.0)) {
+    throw std::invalid_argument("PercentileInterval: level must be in (0, 1)");
+  }
+  std::sort(replicates.begin(), replicates.end());
+  const double alpha = 1.0 - level;
+  return Interval{QuantileSorted(replicates, alpha / 2), QuantileSorted(replicates, 1.0 - alpha / 2)};
+}
+
 Interval BootstrapCi(std::span<const double> x,
                      const std::function<double(std::span<const double>)>& statistic,
                      double level, int resamples, uint64_t seed) {
@@ -104,9 +115,7 @@ Interval BootstrapCi(std::span<const double> x,
     value = statistic(resample);
     if (std::isnan(value)) throw std::invalid_argument("BootstrapCi: statistic returned NaN");
   }
-  std::sort(values.begin(), values.end());
-  const double alpha = 1.0 - level;
-  return Interval{QuantileSorted(values, alpha / 2), QuantileSorted(values, 1.0 - alpha / 2)};
+  return PercentileInterval(std::move(values), level);
 }
 
 Summary Summarize(std::span<const double> samples, uint64_t seed, double level, int resamples) {
@@ -119,15 +128,8 @@ Summary Summarize(std::span<const double> samples, uint64_t seed, double level, 
   const auto [min_it, max_it] = std::minmax_element(samples.begin(), samples.end());
   s.min = *min_it;
   s.max = *max_it;
-  if (samples.size() == 1) {
-    if (!(level > 0.0 && level < 1.0)) {
-      throw std::invalid_argument("Summarize: level must be in (0, 1)");
-    }
-    s.ci = Interval{s.median, s.median};
-  } else {
-    s.ci = BootstrapCi(samples, [](std::span<const double> r) { return Median(r); }, level,
-                       resamples, seed);
-  }
+  s.ci = BootstrapCi(samples, [](std::span<const double> r) { return Median(r); }, level,
+                     resamples, seed);
   return s;
 }
 

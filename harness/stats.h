@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 namespace cb::harness {
 
@@ -65,13 +66,22 @@ double QuantileSorted(std::span<const double> sorted, double q);
 // REQUIRES: x non-empty and free of NaN.
 double Mad(std::span<const double> x);
 
+// PercentileInterval()
+//
+// The percentile interval of bootstrap replicates: the type-7 quantiles
+// (1 - level) / 2 and (1 + level) / 2 of `replicates` (Quantile() above). Every
+// percentile bootstrap here (BootstrapCi, FitPowerLaw in harness/complexity.h)
+// ends with it.
+// REQUIRES: replicates non-empty and free of NaN; 0 < level < 1.
+Interval PercentileInterval(std::vector<double> replicates, double level);
+
 // BootstrapCi()
 //
 // Percentile bootstrap (Efron): draws `resamples` samples of size n with
 // replacement from x, indices from Rng(seed, 0).UniformInt(0, n - 1) in order,
-// evaluates `statistic` on each, and returns the type-7 quantiles
-// (1 - level) / 2 and (1 + level) / 2 of those values. Deterministic given
-// (x, statistic, level, resamples, seed).
+// evaluates `statistic` on each, and returns PercentileInterval() of those
+// values. Deterministic given (x, statistic, level, resamples, seed); for
+// n == 1 every resample is x itself.
 // REQUIRES: x non-empty; 0 < level < 1; resamples >= 2; statistic returns no NaN.
 Interval BootstrapCi(std::span<const double> x,
                      const std::function<double(std::span<const double>)>& statistic,
@@ -91,7 +101,7 @@ struct Summary {
 // Summarize()
 //
 // Summary of `samples`, with ci = BootstrapCi(samples, Median, level,
-// resamples, seed). For n == 1 the CI is the single value.
+// resamples, seed) (for n == 1, the single value).
 // REQUIRES: samples non-empty and free of NaN; 0 < level < 1; resamples >= 2.
 Summary Summarize(std::span<const double> samples, uint64_t seed, double level = 0.95,
                   int resamples = 2000);
@@ -138,8 +148,9 @@ KsResult KsTest(std::span<const double> x, const std::function<double(double)>& 
 // ChiSquareSurvival()
 //
 // P(X > x) for X ~ chi-square with `df` degrees of freedom, i.e. the
-// regularized upper incomplete gamma Q(df/2, x/2), by its series for
-// x < df/2 + 1 and by Lentz's continued fraction otherwise (to ~1e-14).
+// regularized upper incomplete gamma Q(a, y) with a = df/2, y = x/2, by the
+// series of P(a, y) for y < a + 1 and by Lentz's continued fraction for Q
+// otherwise (to ~1e-14).
 // REQUIRES: df > 0. Returns 1 for x <= 0.
 double ChiSquareSurvival(double x, double df);
 

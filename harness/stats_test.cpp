@@ -88,6 +88,21 @@ TEST(Stats, RequirementsThrow) {
 // ---------------------------------------------------------------------------
 // Bootstrap
 
+TEST(Stats, PercentileIntervalIsType7QuantilesOfTheReplicates) {
+  // 1..11 shuffled; level 0.8 -> quantiles 0.1 and 0.9: h = 10 * 0.1 = 1 and
+  // h = 9, i.e. exactly the 2nd and 10th order statistics.
+  const Interval i80 = PercentileInterval({7, 3, 11, 1, 9, 5, 2, 10, 4, 8, 6}, 0.8);
+  EXPECT_EQ(i80.low, 2.0);
+  EXPECT_EQ(i80.high, 10.0);
+  // Level 0.5 on {0, 10}: h = 0.25 and 0.75 -> 2.5 and 7.5.
+  const Interval i50 = PercentileInterval({10, 0}, 0.5);
+  EXPECT_EQ(i50.low, 2.5);
+  EXPECT_EQ(i50.high, 7.5);
+  EXPECT_THROW(PercentileInterval({}, 0.9), std::invalid_argument);
+  EXPECT_THROW(PercentileInterval({1, kNan}, 0.9), std::invalid_argument);
+  EXPECT_THROW(PercentileInterval({1, 2}, 0.0), std::invalid_argument);
+}
+
 TEST(Stats, BootstrapIsDeterministicPerSeed) {
   Rng rng(1, 0);
   std::vector<double> x(30);
@@ -165,6 +180,9 @@ TEST(Stats, SummarizeAgreesWithItsParts) {
   const Summary one = Summarize(std::vector<double>{2.5}, 1);
   EXPECT_EQ(one.ci.low, 2.5);
   EXPECT_EQ(one.ci.high, 2.5);
+  // Regression: a single sample used to skip the resamples check.
+  EXPECT_THROW(Summarize(std::vector<double>{2.5}, 1, 0.95, 1), std::invalid_argument);
+  EXPECT_THROW(Summarize(std::vector<double>{2.5}, 1, 1.0), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------
@@ -195,10 +213,15 @@ TEST(Stats, NormalCdfKnownValues) {
 }
 
 TEST(Stats, NormalQuantileInvertsNormalCdf) {
-  // Through x: Phi(x) near 1 carries an absolute error ~1e-16, which the
-  // inverse amplifies by 1/phi(x); so the range stops at x = 4.
+  // Through x: a relative error e in Phi(x) moves the inverse by
+  // e Phi(x) / phi(x) (which reaches ~1e-12 at x = 4, where Phi's absolute
+  // error ~1e-16 meets phi(4) ~ 1.3e-4; hence the range stops there), and
+  // AS 241 adds a relative e |x|. Allow 16 ulps of each; the worst seen on
+  // glibc is under 3.
   for (double x = -37.0; x <= 4.0; x += 0.125) {
-    EXPECT_NEAR(NormalQuantile(NormalCdf(x)), x, 1e-11 * (1.0 + std::abs(x))) << x;
+    const double phi = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
+    const double conditioning = std::abs(x) + NormalCdf(x) / phi;
+    EXPECT_NEAR(NormalQuantile(NormalCdf(x)), x, 16 * 0x1p-52 * conditioning) << x;
   }
   // Through p, relative, from 1e-300 to 1/2. d(ln Phi)/dx ~ |x| in the tail,
   // so a relative error e in x = Phi^-1(p) shows up as x^2 e in p: the bound

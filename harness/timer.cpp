@@ -128,16 +128,10 @@ PairedRatio PairedRatioFromSamples(std::span<const double> a, std::span<const do
     }
     out.ratios.push_back(a[i] / b[i]);
   }
-  out.median = Median(out.ratios);
-  if (out.ratios.size() == 1) {
-    if (!(level > 0.0 && level < 1.0)) {
-      throw std::invalid_argument("PairedRatioFromSamples: level must be in (0, 1)");
-    }
-    out.ci = Interval{out.median, out.median};
-  } else {
-    out.ci = BootstrapCi(out.ratios, [](std::span<const double> r) { return Median(r); }, level,
-                         resamples, seed);
-  }
+  // The median and its CI are exactly what Summarize() reports for a sample.
+  const Summary summary = Summarize(out.ratios, seed, level, resamples);
+  out.median = summary.median;
+  out.ci = summary.ci;
   out.a_seconds_per_op.assign(a.begin(), a.end());
   out.b_seconds_per_op.assign(b.begin(), b.end());
   return out;

@@ -88,9 +88,10 @@ PairedRatio MeasurePaired(const std::function<void()>& a, const std::function<vo
 // PairedRatioFromSamples()
 //
 // The ratio statistics for already-measured pairs (a[i], b[i]):
-// ratios[i] = a[i] / b[i], median = Median(ratios), ci = BootstrapCi(ratios,
-// Median, level, resamples, seed). Pairs are resampled together (as ratios),
-// which keeps the pairing that removes shared noise.
+// ratios[i] = a[i] / b[i]; median and ci are Summarize(ratios, seed, level,
+// resamples)'s median and ci (the bootstrap CI of the median ratio). Pairs are
+// resampled together (as ratios), which keeps the pairing that removes shared
+// noise.
 // REQUIRES: a.size() == b.size() >= 1; every a[i] >= 0 and b[i] > 0, finite;
 //           0 < level < 1; resamples >= 2.
 PairedRatio PairedRatioFromSamples(std::span<const double> a, std::span<const double> b,

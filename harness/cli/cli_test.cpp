@@ -189,6 +189,17 @@ TEST_F(CliTest, UnavailableBackendChangesNothing) {
   EXPECT_FALSE(fs::exists(dir_ / "x.db"));
 }
 
+TEST_F(CliTest, GpuClaimIsUnmeasurableWithoutTheCudaBackend) {
+  // With --backend cpu the GPU claim cannot run, on any machine.
+  const Output o = Run({"run", "--claim", "harness.H6", "--backend", "cpu", "--profile", "smoke",
+                        "--json", "--ledger", "g.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto claims = nlohmann::json::parse(o.out).at("claims");
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].at("verdict"), "UNMEASURABLE");
+  EXPECT_EQ(claims[0].at("reason").get<std::string>().rfind("no GPU: ", 0), 0u) << claims[0].dump();
+}
+
 TEST_F(CliTest, SigintSealsTheRunAsInterrupted) {
   // The full-profile wall-time claim runs for many seconds; interrupt it early.
   const pid_t pid = Spawn({"run", "--claim", "harness.H5", "--profile", "full", "--ledger", "i.db"});

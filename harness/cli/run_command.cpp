@@ -6,7 +6,7 @@
 // threw, and "interrupted" on SIGINT/SIGTERM (a second signal kills at once;
 // a killed run stays unsealed and shows as incomplete in `ledger log`).
 // Every result is committed as it is recorded, so nothing recorded is lost.
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <regex>
@@ -49,11 +49,11 @@ std::string FormatMeasured(const cb::ledger::ClaimRow& c) {
 void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
   std::printf("\n%s %s %s %s %s %s\n", Fit("paper", 18).c_str(), Fit("claim", 16).c_str(),
               Fit("paper value", 18).c_str(), Fit("measured [CI]", 30).c_str(),
-              Fit("setting", 36).c_str(), "verdict");
+              Fit("setting", 44).c_str(), "verdict");
   for (const auto& c : rows) {
     std::printf("%s %s %s %s %s %s\n", Fit(c.paper, 18).c_str(), Fit(c.claim_id, 16).c_str(),
                 Fit(c.paper_value, 18).c_str(), Fit(FormatMeasured(c), 30).c_str(),
-                Fit(c.our_setting, 36).c_str(), c.verdict.c_str());
+                Fit(c.our_setting, 44).c_str(), c.verdict.c_str());
     if (!c.reason.empty() && c.verdict != "REPRODUCED") {
       std::printf("%s   %s\n", std::string(18, ' ').c_str(), c.reason.c_str());
     }
@@ -144,7 +144,12 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
     const h::ClaimDef& def = *selected[i];
     bar.Update(static_cast<int>(i), 0, def.spec.id);
     h::Outcome outcome;
-    if (const std::string unmet = h::UnmetRequirement(def.spec.requirements); !unmet.empty()) {
+    std::string unmet = h::UnmetRequirement(def.spec.requirements);
+    if (unmet.empty() && def.spec.requirements.gpu &&
+        std::find(backends.begin(), backends.end(), h::Backend::kCuda) == backends.end()) {
+      unmet = "no GPU: the cuda backend was not selected (--backend " + o.backend + ")";
+    }
+    if (!unmet.empty()) {
       outcome.verdict = h::Verdict::kUnmeasurable;
       outcome.reason = unmet;
     } else {

@@ -13,10 +13,12 @@
 
 #include "harness/claim.h"
 #include "harness/complexity.h"
+#include "harness/hash.h"
 #include "harness/philox.h"
 #include "harness/random.h"
 #include "harness/timer.h"
 #include "suites/harness/loops.h"
+#include "suites/harness/philox_stream.h"
 
 namespace cb::harness_suite {
 namespace {
@@ -61,6 +63,31 @@ h::Outcome PhiloxKnownAnswers(h::ClaimContext& ctx) {
   o.setting = std::to_string(total) + " Random123 vectors";
   o.verdict = matched == total ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
   if (matched != total) o.reason = std::to_string(total - matched) + " vectors differ";
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// H6: the CUDA path draws the same Philox numbers as the CPU.
+
+h::Outcome PhiloxAcrossBackends(h::ClaimContext& ctx) {
+  const int64_t n = ctx.ByProfile<int64_t>(1 << 16, 1 << 22, 1 << 26);
+  const uint64_t stream = 6;
+  const auto cpu = PhiloxStream(h::Backend::kCpu, ctx.seed(), stream, n);
+  const auto gpu = PhiloxStream(h::Backend::kCuda, ctx.seed(), stream, n);
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < n; ++i) mismatches += cpu[i] != gpu[i];
+  auto hash = [](const std::vector<uint64_t>& v) {
+    return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t)}).Hex();
+  };
+  ctx.Record({.case_name = "philox_stream", .backend = "cuda",
+              .params = {{"n", n}, {"stream", stream}}, .metric = "mismatches_vs_cpu",
+              .unit = "count", .direction = "lower", .value = double(mismatches), .n = n,
+              .input_hash = hash(cpu), .output_hash = hash(gpu)});
+  h::Outcome o;
+  o.value = double(mismatches);
+  o.setting = std::to_string(n) + " draws, seed " + std::to_string(ctx.seed());
+  o.verdict = mismatches == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
+  if (mismatches != 0) o.reason = std::to_string(mismatches) + " draws differ";
   return o;
 }
 
@@ -194,6 +221,12 @@ h::ClaimSpec Spec(std::string id, std::string statement, std::string value, std:
 CB_REGISTER_CLAIM(h1, Spec("harness.H1", "Philox4x32-10 reproduces the Random123 known answers",
                            "3/3 vectors", "vectors matched", "all match"),
                   PhiloxKnownAnswers);
+CB_REGISTER_CLAIM(h6, [] {
+  h::ClaimSpec s = Spec("harness.H6", "The CUDA path draws the same Philox numbers as the CPU",
+                        "0 mismatches", "draws that differ from the CPU's", "0 of n differ");
+  s.requirements.gpu = true;
+  return s;
+}(), PhiloxAcrossBackends);
 CB_REGISTER_CLAIM(h2, Spec("harness.H2", "A linear scan costs O(n) operations", "exponent 1",
                            "log-log exponent of operation counts", "95% CI within [0.9, 1.1], class O(n)"),
                   LinearOps);

@@ -3,13 +3,16 @@
 // are well-formed, and the deterministic ones reach their verdicts.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "fixtures/backend_test.h"
 #include "harness/claim.h"
 #include "harness/random.h"
 #include "suites/harness/loops.h"
+#include "suites/harness/philox_stream.h"
 
 namespace cb::harness_suite {
 namespace {
@@ -48,7 +51,7 @@ TEST(Claims, AreRegisteredWellFormedAndUnique) {
     EXPECT_TRUE(def.run);
     harness_claims += s.suite == "harness";
   }
-  EXPECT_EQ(harness_claims, 5);
+  EXPECT_EQ(harness_claims, 6);
 }
 
 // Runs one registered claim at the smoke profile, capturing its results.
@@ -85,6 +88,33 @@ TEST(Claims, OperationCountsAreRecordedPerSize) {
     EXPECT_DOUBLE_EQ(r.value, n * (n - 1) / 2);
   }
   EXPECT_GE(ops_rows, 5);
+}
+
+class PhiloxStreamTest : public cb::testing::BackendTest {};
+
+// Every backend draws what a plain Rng draws, for a fresh seed each run.
+TEST_P(PhiloxStreamTest, MatchesTheCpuRng) {
+  const uint64_t seed = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  SCOPED_TRACE(seed);
+  for (const int64_t n : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{1} << 18}) {
+    h::Rng rng(seed, 3);
+    std::vector<uint64_t> want(n);
+    for (auto& v : want) v = rng.NextU64();
+    EXPECT_EQ(PhiloxStream(backend(), seed, 3, n), want) << "n = " << n;
+  }
+}
+CB_INSTANTIATE_BACKENDS(PhiloxStreamTest);
+
+TEST(PhiloxStream, UnavailableBackendThrowsWithItsReason) {
+  const auto status = h::Availability(h::Backend::kCuda);
+  if (status.ok) GTEST_SKIP() << "cuda is available here";
+  try {
+    PhiloxStream(h::Backend::kCuda, 1, 0, 10);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(status.reason), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
