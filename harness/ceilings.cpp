@@ -24,9 +24,12 @@
 #include <new>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "harness/backend.h"
 #include "harness/energy.h"
+#include "harness/random.h"
+#include "harness/stats.h"
 
 #if CB_HAVE_CUDA
 #include "harness/cuda/ceilings_gpu.h"
@@ -47,10 +50,19 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+// A ceiling from its per-repetition rates (in `unit`): the best repetition
+// is the value, since a ceiling is what the machine can do; `detail` gains
+// every sample, their median, and the warm-up and repetition counts, so a
+// noisy ceiling is visible.
+CeilingMeasurement FromSamples(std::string name, std::string unit,
+                               const std::vector<double>& samples, int warmup, json detail) {
+  if (samples.empty()) throw std::logic_error("ceiling " + name + ": no samples");
+  detail["warmup"] = warmup;
+  detail["repetitions"] = samples.size();
+  detail["samples"] = samples;
+  detail["median"] = Median(samples);
+  const double best = *std::max_element(samples.begin(), samples.end());
+  return CeilingMeasurement{std::move(name), best, std::move(unit), std::move(detail)};
 }
 
 // "32K", "32768K", "1M" (sysfs cache size) -> bytes.
@@ -124,30 +136,41 @@ CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
   }
   // Keep the copy observable so it cannot be optimised away.
   if (dst.data[bytes / 2] != 0x5A) throw std::runtime_error("CPU copy ceiling: copy did not happen");
-  CeilingMeasurement c{name, *std::max_element(samples.begin(), samples.end()), "GB/s", json{}};
-  c.detail = json{{"bytes_per_buffer", bytes},
-                  {"bytes_counted", "read+write"},
-                  {"last_level_cache_bytes", llc},
-                  {"threads", threads},
-                  {"method", "memcpy, one slice per thread"},
-                  {"warmup", warmup},
-                  {"repetitions", reps},
-                  {"samples", samples},
-                  {"median", Median(samples)}};
-  return c;
+  return FromSamples(name, "GB/s", samples, warmup,
+                     json{{"bytes_per_buffer", bytes},
+                          {"bytes_counted", "read+write"},
+                          {"last_level_cache_bytes", llc},
+                          {"threads", threads},
+                          {"method", "memcpy, one slice per thread"}});
 }
 
-// Deterministic operands in [-1, 1) (splitmix64); zeros could take
-// shortcuts in some BLAS builds.
-void FillUniform(std::vector<float>& v, uint64_t seed) {
-  uint64_t state = seed;
-  for (float& x : v) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x = static_cast<float>(z >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+// Operands uniform in (-1, 1) from the project's generator (DESIGN §4):
+// element i is 2 u_i - 1 with u_i = PhiloxUniformAt(seed, 0, i), the same
+// values the GPU ceilings generate on the device. Never zeros, which could
+// take shortcuts in some BLAS builds.
+std::vector<float> UniformOperand(size_t elems, uint64_t seed) {
+  std::vector<float> v(elems);
+  Rng rng(seed);
+  for (float& x : v) x = static_cast<float>(2.0 * rng.Uniform() - 1.0);
+  return v;
+}
+
+// Whether `got` is the fp32 product of row i of the row-major n x n matrix a
+// and column j of b, within the worst-case error of any fp32 summation order,
+// gamma_n = n 2^-24 / (1 - n 2^-24) of sum_k |a_ik b_kj| (Higham, Accuracy and
+// Stability of Numerical Algorithms, 3.1), plus the final rounding. NaN fails.
+bool ProductEntryIsRight(const std::vector<float>& a, const std::vector<float>& b, int n, int i,
+                         int j, float got) {
+  double want = 0.0, magnitude = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const double p = static_cast<double>(a[static_cast<size_t>(i) * n + k]) *
+                     b[static_cast<size_t>(k) * n + j];
+    want += p;
+    magnitude += std::abs(p);
   }
+  const double u = 0x1p-24;
+  const double gamma = n * u / (1.0 - n * u);
+  return std::abs(static_cast<double>(got) - want) <= gamma * magnitude + u * std::abs(want);
 }
 
 int BlasThreads(std::string* source) {
@@ -168,9 +191,8 @@ int BlasThreads(std::string* source) {
 CeilingMeasurement Sgemm(bool quick) {
   const int n = quick ? 1024 : 2048;
   const size_t elems = static_cast<size_t>(n) * n;
-  std::vector<float> a(elems), b(elems), c(elems, 0.0f);
-  FillUniform(a, 1);
-  FillUniform(b, 2);
+  const std::vector<float> a = UniformOperand(elems, 1), b = UniformOperand(elems, 2);
+  std::vector<float> c(elems, 0.0f);
   const int warmup = 1, reps = quick ? 3 : 5;
   const double flops = 2.0 * n * static_cast<double>(n) * n;
   std::vector<double> samples;  // GFLOP/s
@@ -181,27 +203,21 @@ CeilingMeasurement Sgemm(bool quick) {
     const double s = Seconds(t0, Clock::now());
     if (r >= warmup) samples.push_back(flops / s / 1e9);
   }
-  // One spot check against a plain dot product, so a broken BLAS cannot
-  // report a fast ceiling for wrong results.
-  double want = 0.0;
-  for (int k = 0; k < n; ++k) want += static_cast<double>(a[k]) * b[static_cast<size_t>(k) * n];
-  if (std::abs(c[0] - want) > 1e-3 * n) {
+  // Spot checks against plain dot products (two corners, so a transposed
+  // operand is caught too): a broken BLAS must not report a fast ceiling for
+  // wrong results.
+  if (!ProductEntryIsRight(a, b, n, 0, n - 1, c[static_cast<size_t>(n - 1)]) ||
+      !ProductEntryIsRight(a, b, n, n - 1, 0, c[static_cast<size_t>(n - 1) * n])) {
     throw std::runtime_error("CPU SGEMM ceiling: cblas_sgemm result is wrong");
   }
   std::string thread_source;
   const int threads = BlasThreads(&thread_source);
-  CeilingMeasurement m{"cpu_sgemm", *std::max_element(samples.begin(), samples.end()), "GFLOP/s",
-                       json{}};
-  m.detail = json{{"n", n},
-                  {"flops_per_call", flops},
-                  {"threads", threads},
-                  {"threads_from", thread_source},
-                  {"method", "cblas_sgemm row-major NN, alpha 1, beta 0"},
-                  {"warmup", warmup},
-                  {"repetitions", reps},
-                  {"samples", samples},
-                  {"median", Median(samples)}};
-  return m;
+  return FromSamples("cpu_sgemm", "GFLOP/s", samples, warmup,
+                     json{{"n", n},
+                          {"flops_per_call", flops},
+                          {"threads", threads},
+                          {"threads_from", thread_source},
+                          {"method", "cblas_sgemm row-major NN, alpha 1, beta 0"}});
 }
 
 }  // namespace
@@ -259,11 +275,10 @@ std::vector<CeilingMeasurement> MeasureGpuCeilings([[maybe_unused]] bool quick,
 #if CB_HAVE_CUDA
   std::vector<CeilingMeasurement> out;
   for (const auto& g : cuda_internal::MeasureGpuCeilingsCuda(quick)) {
-    CeilingMeasurement c{g.name, g.value, g.unit, json::object()};
-    for (const auto& [k, v] : g.numbers) c.detail[k] = v;
-    for (const auto& [k, v] : g.strings) c.detail[k] = v;
-    c.detail["samples"] = g.samples;
-    out.push_back(std::move(c));
+    json detail = json::object();
+    for (const auto& [k, v] : g.numbers) detail[k] = v;
+    for (const auto& [k, v] : g.strings) detail[k] = v;
+    out.push_back(FromSamples(g.name, g.unit, g.samples, g.warmup, std::move(detail)));
   }
   // The clock right after the GEMMs says whether the card was boosting or
   // throttled while the ceilings were taken.

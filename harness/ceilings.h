@@ -16,8 +16,10 @@
 //
 // Each value is the best repetition (a ceiling is what the machine can do);
 // `detail` carries every sample, the sizes, thread counts and the median, so
-// a noisy ceiling is visible. Inputs are pseudo-random, never zeros: zero
-// operands let GPUs skip work and draw less power, overstating the rate.
+// a noisy ceiling is visible. Inputs are pseudo-random (Philox), never zeros:
+// zero operands let GPUs skip work and draw less power, overstating the rate.
+// Every GEMM's result is spot-checked against dot products in fp64, so a
+// broken or misconfigured BLAS throws instead of reporting a fast ceiling.
 #ifndef CB_HARNESS_CEILINGS_H_
 #define CB_HARNESS_CEILINGS_H_
 
@@ -36,8 +38,10 @@ struct CeilingMeasurement {
 };
 
 // The CPU ceilings. quick: sizes and repetitions that finish in well under
-// 2 s on a 2-core machine (buffers still >= 4x the last-level cache);
-// otherwise larger GEMMs and more repetitions.
+// 2 s on a 2-core machine (1024^3 SGEMM, 3 repetitions, copy buffers of
+// max(32 MiB, 4x the last-level cache), capped at 1 GiB); otherwise 2048^3,
+// more repetitions and a 128 MiB floor. Throws std::runtime_error when a
+// check of the work fails.
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
 
 // The GPU ceilings on CUDA device 0 (quick: 4096^3 GEMMs and 256 MiB copies;

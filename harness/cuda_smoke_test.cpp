@@ -21,6 +21,8 @@
 #include "fixtures/tolerance.h"
 #include "harness/backend.h"
 #include "harness/cuda_error.h"
+#include "harness/device_info.h"
+#include "harness/random.h"
 
 #if CB_HAVE_CUDA
 #include "harness/cuda/smoke.h"
@@ -29,27 +31,11 @@
 namespace cb::harness {
 namespace {
 
-// splitmix64 (Steele, Lea & Flood 2014): a tiny deterministic generator, so
-// this test depends on nothing but itself. Values are uniform in [-1, 1).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  float Uniform() { return static_cast<float>(Next() >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f; }
-
- private:
-  uint64_t state_;
-};
-
+// Inputs uniform in (-1, 1) from the project's generator (DESIGN §4).
 std::vector<float> RandomVector(size_t n, uint64_t seed) {
-  SplitMix64 rng(seed);
+  Rng rng(seed);
   std::vector<float> v(n);
-  for (float& x : v) x = rng.Uniform();
+  for (float& x : v) x = static_cast<float>(2.0 * rng.Uniform() - 1.0);
   return v;
 }
 
@@ -151,6 +137,18 @@ TEST_P(CudaChecksTest, EventTimerGivesOneSamplePerRepetition) {
     const double large_min = *std::min_element(large.begin(), large.end());
     EXPECT_GT(large_min, 5.0 * small_min);
   }
+#endif
+}
+
+// DESIGN §5: cold mode flushes L2 with a memset over 2x its size.
+TEST_P(CudaChecksTest, L2FlushCoversTwiceTheL2) {
+#if CB_HAVE_CUDA
+  const cuda_internal::L2FlushSize size = cuda_internal::SmokeL2FlushSize();
+  const std::vector<DeviceInfo> devices = QueryDevices();
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(size.l2_bytes, devices[0].l2_bytes);  // the current device is 0
+  EXPECT_GT(size.l2_bytes, 1 << 20) << "every sm_80+ part has tens of MiB of L2";
+  EXPECT_EQ(size.scratch_bytes, 2 * static_cast<size_t>(size.l2_bytes));
 #endif
 }
 

@@ -97,11 +97,16 @@ TEST(DeviceInfoTest, DevicesMatchBackendAvailability) {
   EXPECT_EQ(QueryDevices(), devices);
 }
 
-TEST(DeviceInfoTest, TheoreticalBandwidthFormula) {
+TEST(DeviceInfoTest, TheoreticalBandwidthMatchesADatasheet) {
+  // H100 SXM5: the runtime reports a 2619 MHz memory clock on a 5120-bit HBM3
+  // bus; NVIDIA's datasheet gives 3.35 TB/s.
   DeviceInfo d;
-  d.memory_clock_khz = 2'619'000;  // H100 SXM's reported HBM3 clock
+  d.memory_clock_khz = 2'619'000;
   d.memory_bus_bits = 5120;
-  EXPECT_DOUBLE_EQ(TheoreticalMemoryBandwidth(d), 2.0 * 2.619e9 * 5120 / 8);
+  EXPECT_NEAR(TheoreticalMemoryBandwidth(d), 3.35e12, 0.01e12);
+  // A100 SXM4 40GB: 1215 MHz, 5120 bits; datasheet 1555 GB/s.
+  d.memory_clock_khz = 1'215'000;
+  EXPECT_NEAR(TheoreticalMemoryBandwidth(d), 1.555e12, 0.005e12);
 }
 
 }  // namespace

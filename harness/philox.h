@@ -47,7 +47,8 @@ namespace philox_internal {
 
 // Multiplier and Weyl constants of Philox4x32 (Random123, philox.h): the
 // multipliers were chosen by the authors for avalanche; the Weyl increments are
-// the golden ratio and sqrt(3) - 1 in 0.32 fixed point.
+// the fractional parts of the golden ratio (0.618...) and of sqrt(3)
+// (0.732...) in 0.32 fixed point.
 inline constexpr uint32_t kMultiplier0 = 0xD2511F53u;
 inline constexpr uint32_t kMultiplier1 = 0xCD9E8D57u;
 inline constexpr uint32_t kWeyl0 = 0x9E3779B9u;

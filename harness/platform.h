@@ -41,7 +41,8 @@ struct Platform {
 
 // Reads /proc, /sys, uname, /etc/os-release, the build facts, the CUDA
 // runtime and NVML. Deterministic: two calls on one machine give equal
-// results. Facts it cannot read are the string "unknown".
+// results. Facts it cannot read are the string "unknown" (counts: 0), and
+// the CUDA and NVIDIA driver entries say "unavailable: <reason>".
 Platform DetectPlatform();
 
 // Xxh3_128 of json.dump(): compact, sorted keys, the canonical text.

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 #include <thread>
 
 #include "fixtures/backend_test.h"
@@ -111,12 +114,17 @@ TEST(PlatformTest, HashFollowsEveryField) {
   changed["gpus"].push_back(json{{"name", "NVIDIA H200"}, {"uuid", "GPU-0"}});
   EXPECT_NE(HashPlatformJson(changed), p.hash);
 
-  // Same content, built in another key order: same hash (sorted keys).
-  json reordered;
-  for (auto it = p.json.items().begin(); it != p.json.items().end(); ++it) {
-    reordered[it.key()] = it.value();
-  }
+  // Same content, inserted in reverse key order: same hash (sorted keys).
+  std::vector<std::pair<std::string, json>> fields;
+  for (const auto& [key, value] : p.json.items()) fields.emplace_back(key, value);
+  ASSERT_GT(fields.size(), 1u);
+  json reordered = json::object();
+  for (auto it = fields.rbegin(); it != fields.rend(); ++it) reordered[it->first] = it->second;
   EXPECT_EQ(HashPlatformJson(reordered), p.hash);
+  // And the hash sees values, not only keys.
+  changed = p.json;
+  changed["schema_version"] = 2;
+  EXPECT_NE(HashPlatformJson(changed), p.hash);
 }
 
 TEST(PlatformTest, ListsGpusTheRuntimeSees) {

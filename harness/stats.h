@@ -6,7 +6,7 @@
 // (one-sample Kolmogorov-Smirnov, chi-square survival) used to test the RNG and
 // by later gates.
 //
-// All functions take their input by span and never reorder it. Randomness
+// No function reorders the caller's data (inputs are spans, or copies). Randomness
 // (bootstrap) comes only from cb::harness::Rng with an explicit seed, so every
 // interval is reproducible bit for bit on the same platform.
 //

@@ -4,6 +4,7 @@
 // for the byte-level specification).
 #include "ledger/canonical.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -121,16 +122,6 @@ std::string CanonicalJson(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw LedgerError(std::string("JSON value cannot be canonicalised: ") + e.what());
   }
-}
-
-std::string CanonicalJson(const nlohmann::ordered_json& j) {
-  std::string text;
-  try {
-    text = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict);
-  } catch (const nlohmann::ordered_json::exception& e) {
-    throw LedgerError(std::string("JSON value cannot be canonicalised: ") + e.what());
-  }
-  return CanonicalJson(nlohmann::json::parse(text));
 }
 
 std::string SamplesBlob(std::span<const double> samples) {
@@ -255,6 +246,21 @@ Hash128 ResultHash(const ResultView& r, std::string* scratch) {
 Hash128 ClaimHash(const ClaimView& c, std::string* scratch) {
   EncodeClaim(c, scratch);
   return cb::harness::Xxh3_128(*scratch);
+}
+
+std::vector<Hash128> HashesInSeqOrder(std::vector<SeqHash>& rows,
+                                      std::optional<int64_t>* duplicate_seq) {
+  std::sort(rows.begin(), rows.end(),
+            [](const SeqHash& a, const SeqHash& b) { return a.seq < b.seq; });
+  std::vector<Hash128> hashes;
+  hashes.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (duplicate_seq != nullptr && i > 0 && rows[i].seq == rows[i - 1].seq) {
+      *duplicate_seq = rows[i].seq;
+    }
+    hashes.push_back(rows[i].hash);
+  }
+  return hashes;
 }
 
 Hash128 RunHash(const RunView& run, std::span<const Hash128> results,

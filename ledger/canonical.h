@@ -120,8 +120,6 @@ std::optional<double> CanonicalReal(std::optional<double> v);
 // Sorted keys, no whitespace. Throws LedgerError (no file named) when a string
 // is not valid UTF-8.
 std::string CanonicalJson(const nlohmann::json& j);
-// Insertion-ordered JSON is re-sorted, so the same content hashes the same.
-std::string CanonicalJson(const nlohmann::ordered_json& j);
 // The samples column: little-endian doubles, NaNs folded to one bit pattern.
 std::string SamplesBlob(std::span<const double> samples);
 // The inverse of SamplesBlob. A length that is not a multiple of 8 drops the
@@ -187,6 +185,17 @@ void EncodeRunMeta(const RunView& run, std::string* out);
 // content_hash of a row; `scratch` is reused to avoid allocation.
 Hash128 ResultHash(const ResultView& r, std::string* scratch);
 Hash128 ClaimHash(const ClaimView& c, std::string* scratch);
+
+// One row's position in its run and its content_hash.
+struct SeqHash {
+  int64_t seq = 0;
+  Hash128 hash;
+};
+// The hashes of `rows` in seq order, the order RunHash() wants (sorts `rows`).
+// When `duplicate_seq` is given, it receives a seq that two rows share, if any.
+std::vector<Hash128> HashesInSeqOrder(std::vector<SeqHash>& rows,
+                                      std::optional<int64_t>* duplicate_seq = nullptr);
+
 // REQUIRES: `results` and `claims` are the rows' content hashes in seq order.
 Hash128 RunHash(const RunView& run, std::span<const Hash128> results,
                 std::span<const Hash128> claims);

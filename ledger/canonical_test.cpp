@@ -125,6 +125,43 @@ TEST(CanonicalTest, EveryFieldChangesTheHash) {
   EXPECT_FALSE(HashOf(GoldenRow(), 4) == base) << "seq is not hashed";
 }
 
+TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
+  const ClaimRow claim = testutil::SampleClaim(1);
+  auto hash_of = [](const ClaimRow& c, int64_t seq = 1) {
+    CanonicalClaim row(c, seq);
+    std::string scratch;
+    return ClaimHash(row.view(), &scratch);
+  };
+  const Hash128 base = hash_of(claim);
+  using Edit = std::function<void(ClaimRow&)>;
+  const std::map<std::string, Edit> edits = {
+      {"claim_id", [](ClaimRow& c) { c.claim_id += "x"; }},
+      {"suite", [](ClaimRow& c) { c.suite += "x"; }},
+      {"paper", [](ClaimRow& c) { c.paper += "x"; }},
+      {"section", [](ClaimRow& c) { c.section += "x"; }},
+      {"statement", [](ClaimRow& c) { c.statement += "x"; }},
+      {"paper_value", [](ClaimRow& c) { c.paper_value += "x"; }},
+      {"paper_setting", [](ClaimRow& c) { c.paper_setting += "x"; }},
+      {"our_setting", [](ClaimRow& c) { c.our_setting += "x"; }},
+      {"metric", [](ClaimRow& c) { c.metric += "x"; }},
+      {"criterion", [](ClaimRow& c) { c.criterion += "x"; }},
+      {"scale", [](ClaimRow& c) { c.scale = "paper-scale"; }},
+      {"verdict", [](ClaimRow& c) { c.verdict = "INCONCLUSIVE"; }},
+      {"value missing", [](ClaimRow& c) { c.value.reset(); }},
+      {"ci_low", [](ClaimRow& c) { c.ci_low = 0.5; }},
+      {"ci_high", [](ClaimRow& c) { c.ci_high = 2.0; }},
+      {"confidence", [](ClaimRow& c) { c.confidence = 0.99; }},
+      {"reason", [](ClaimRow& c) { c.reason = "because"; }},
+      {"requirements", [](ClaimRow& c) { c.requirements["gpu"] = true; }},
+  };
+  for (const auto& [what, edit] : edits) {
+    ClaimRow c = claim;
+    edit(c);
+    EXPECT_FALSE(hash_of(c) == base) << "changing " << what << " did not change the hash";
+  }
+  EXPECT_FALSE(hash_of(claim, 2) == base) << "seq is not hashed";
+}
+
 TEST(CanonicalTest, EmptyTextAndNullDiffer) {
   std::string with_null, with_empty;
   CanonicalWriter(&with_null).OptText("x", std::nullopt);
@@ -144,17 +181,13 @@ TEST(CanonicalTest, FieldBoundariesCannotShift) {
 }
 
 TEST(CanonicalTest, ParamsAreCanonicalWhateverTheirInsertionOrder) {
-  nlohmann::ordered_json ordered;
-  ordered["rows"] = 1000;
-  ordered["name"] = "x";
-  ordered["alpha"] = 0.5;
-  EXPECT_EQ(CanonicalJson(ordered), R"({"alpha":0.5,"name":"x","rows":1000})");
-  EXPECT_EQ(CanonicalJson(ordered), CanonicalJson(GoldenRow().params));
-  // Nested objects are sorted too.
-  nlohmann::ordered_json nested;
-  nested["b"] = {{"y", 1}, {"x", 2}};
-  nested["a"] = 1;
-  EXPECT_EQ(CanonicalJson(nested), R"({"a":1,"b":{"x":2,"y":1}})");
+  // JSON text written in any key order canonicalises, once parsed, to keys
+  // sorted at every depth.
+  const auto params = nlohmann::json::parse(R"({"rows": 1000, "name": "x", "alpha": 0.5})");
+  EXPECT_EQ(CanonicalJson(params), R"({"alpha":0.5,"name":"x","rows":1000})");
+  EXPECT_EQ(CanonicalJson(params), CanonicalJson(GoldenRow().params));
+  EXPECT_EQ(CanonicalJson(nlohmann::json::parse(R"({"b": {"y": 1, "x": 2}, "a": 1})")),
+            R"({"a":1,"b":{"x":2,"y":1}})");
 }
 
 TEST(CanonicalTest, InvalidUtf8ParamsAreRefused) {

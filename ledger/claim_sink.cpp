@@ -1,4 +1,6 @@
 // File: ledger/claim_sink.cpp
+// -----------------------------------------------------------------------------
+// LedgerSink (see claim_sink.h).
 #include "ledger/claim_sink.h"
 
 #include <utility>

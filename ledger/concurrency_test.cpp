@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "ledger/ledger.h"
 #include "ledger/ledger_test_util.h"
@@ -28,12 +29,35 @@ using testutil::TempDir;
 constexpr int kWriters = 4;
 constexpr int kRowsPerWriter = 200;
 
-// Waits for `pid`; returns its exit status, or -1 when it did not exit normally.
-int Wait(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+// The forked children of one test. Those the test has not reaped when it ends
+// (say, after a failed ASSERT) are killed and reaped, so no writer lives on,
+// blocked or writing, after its directory is gone.
+class Children {
+ public:
+  Children() = default;
+  Children(const Children&) = delete;
+  Children& operator=(const Children&) = delete;
+  ~Children() {
+    for (pid_t pid : pids_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+
+  void Add(pid_t pid) { pids_.push_back(pid); }
+  // Waits for `pid`; returns its raw wait status, or -1 when waitpid failed.
+  int Reap(pid_t pid) {
+    std::erase(pids_, pid);
+    int status = 0;
+    return waitpid(pid, &status, 0) == pid ? status : -1;
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// The exit code in a wait status, or -1 when the child did not exit normally.
+int ExitCode(int status) { return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
 TEST(ConcurrencyTest, FourProcessesWritingAtOnceLoseNothing) {
   TempDir dir;
@@ -42,7 +66,8 @@ TEST(ConcurrencyTest, FourProcessesWritingAtOnceLoseNothing) {
   // migrate it. A pipe holds them at the start line until all are forked.
   int start[2];
   ASSERT_EQ(pipe(start), 0);
-  std::vector<pid_t> children;
+  Children children;
+  std::vector<pid_t> pids;
   for (int w = 0; w < kWriters; ++w) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
@@ -65,11 +90,14 @@ TEST(ConcurrencyTest, FourProcessesWritingAtOnceLoseNothing) {
       }
       _exit(0);
     }
-    children.push_back(pid);
+    children.Add(pid);
+    pids.push_back(pid);
   }
   close(start[0]);
   close(start[1]);  // EOF releases every writer at once
-  for (pid_t pid : children) EXPECT_EQ(Wait(pid), 0) << "a writer failed (see stderr)";
+  for (pid_t pid : pids) {
+    EXPECT_EQ(ExitCode(children.Reap(pid)), 0) << "a writer failed (see stderr)";
+  }
 
   Ledger ledger = Ledger::Open(path);
   const VerifyReport rep = ledger.Verify();
@@ -93,6 +121,7 @@ TEST(ConcurrencyTest, KilledWriterLeavesAVerifiableLedger) {
   }
   int report[2];
   ASSERT_EQ(pipe(report), 0);
+  Children children;
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -107,6 +136,7 @@ TEST(ConcurrencyTest, KilledWriterLeavesAVerifiableLedger) {
       _exit(1);
     }
   }
+  children.Add(pid);
   close(report[1]);
   int64_t run = 0;
   ASSERT_EQ(read(report[0], &run, sizeof run), static_cast<ssize_t>(sizeof run));
@@ -124,9 +154,8 @@ TEST(ConcurrencyTest, KilledWriterLeavesAVerifiableLedger) {
   EXPECT_TRUE(alive.writer_alive);
 
   ASSERT_EQ(kill(pid, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const int status = children.Reap(pid);
+  ASSERT_TRUE(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
   const VerifyReport rep = ledger.Verify();
   EXPECT_TRUE(rep.ok) << rep.first_error;

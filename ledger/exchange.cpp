@@ -25,7 +25,8 @@
 // fields before writing, skips a run whose run_hash is already present (so
 // import and merge are idempotent), appends new runs to this ledger's chain
 // (their chain_hash here differs from the source's: a chain is per ledger),
-// and runs in one transaction, so a bad line leaves the ledger as it was.
+// and is one write (see WriteScope), so a bad line leaves the ledger as it
+// was, even inside the caller's transaction.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -366,6 +367,14 @@ bool CheckHash(std::string_view stored_hex, const Hash128& computed) {
   return stored && *stored == computed;
 }
 
+// The hashes of one table's rows in seq order; a seq given twice is refused.
+std::vector<Hash128> InSeqOrder(const Fields& top, const char* table, std::vector<SeqHash> rows) {
+  std::optional<int64_t> duplicate;
+  std::vector<Hash128> hashes = HashesInSeqOrder(rows, &duplicate);
+  if (duplicate) top.Bad(table, "seq " + std::to_string(*duplicate) + " appears twice");
+  return hashes;
+}
+
 // Verifies one export object and, unless its run_hash is already here, writes
 // it. REQUIRES: inside a WriteScope.
 void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& where,
@@ -380,26 +389,33 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
   if (version < 1) top.Bad("format_version", "must be >= 1");
 
   const Fields run(d, top.Get("run"), where, "run");
-  const std::string run_uuid = run.Str("run_uuid"), status = run.Str("status");
-  const std::string command = run.Str("command"), profile = run.Str("profile");
-  const uint64_t seed = run.UInt("seed");
-  const std::string git_commit = run.Str("git_commit");
-  const bool git_dirty = run.Bool("git_dirty");
-  const std::string source_hash = run.Str("source_hash"), platform_hash = run.Str("platform_hash");
-  const std::string platform_json = run.Str("platform_json"), build_json = run.Str("build_json");
-  const std::string started_at = run.Str("started_at");
-  const std::optional<std::string> finished_at = run.OptStr("finished_at");
+  OwnedRun meta;
+  meta.run_uuid = run.Str("run_uuid");
+  meta.status = run.Str("status");
+  meta.command = run.Str("command");
+  meta.profile = run.Str("profile");
+  meta.seed = std::bit_cast<int64_t>(run.UInt("seed"));
+  meta.git_commit = run.Str("git_commit");
+  meta.git_dirty = run.Bool("git_dirty") ? 1 : 0;
+  meta.source_hash = run.Str("source_hash");
+  meta.platform_hash = run.Str("platform_hash");
+  meta.platform_json = run.Str("platform_json");
+  meta.build_json = run.Str("build_json");
+  meta.started_at = run.Str("started_at");
+  meta.finished_at = run.OptStr("finished_at");
   const std::string host = run.Str("host");
   const int64_t pid = run.Int("pid");
   const std::string run_hash_hex = run.Str("run_hash");
-  if (status != "complete" && status != "failed" && status != "interrupted") {
-    run.Bad("status", "'" + status + "' is not the status of a sealed run");
+  if (meta.status != "complete" && meta.status != "failed" && meta.status != "interrupted") {
+    run.Bad("status", "'" + meta.status + "' is not the status of a sealed run");
   }
 
+  // Rows are stored with the hashes computed here (canonical lower-case hex),
+  // not the line's text, which only has to match them.
   std::string scratch;
   const auto& result_array = top.Array("results");
   std::vector<ImportedResult> results(result_array.size());
-  std::vector<std::pair<int64_t, Hash128>> result_hashes;
+  std::vector<SeqHash> result_hashes;
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string path = "results[" + std::to_string(i) + "]";
     const Fields f(d, result_array[i], where, path);
@@ -410,11 +426,12 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
     if (!CheckHash(results[i].content_hash, h)) {
       d.Fail(where + ": " + path + " (seq " + std::to_string(v.seq) + "): content_hash mismatch");
     }
-    result_hashes.emplace_back(v.seq, h);
+    results[i].content_hash = h.Hex();
+    result_hashes.push_back({v.seq, h});
   }
   const auto& claim_array = top.Array("claims");
   std::vector<ImportedClaim> claims(claim_array.size());
-  std::vector<std::pair<int64_t, Hash128>> claim_hashes;
+  std::vector<SeqHash> claim_hashes;
   for (size_t i = 0; i < claims.size(); ++i) {
     const std::string path = "claims[" + std::to_string(i) + "]";
     const Fields f(d, claim_array[i], where, path);
@@ -424,45 +441,21 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
       d.Fail(where + ": " + path + " (seq " + std::to_string(claims[i].view.seq) +
              "): content_hash mismatch");
     }
-    claim_hashes.emplace_back(claims[i].view.seq, h);
+    claims[i].content_hash = h.Hex();
+    claim_hashes.push_back({claims[i].view.seq, h});
   }
-  auto ordered = [&](std::vector<std::pair<int64_t, Hash128>> rows, const char* table) {
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Hash128> hashes;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (i > 0 && rows[i].first == rows[i - 1].first) {
-        top.Bad(table, "seq " + std::to_string(rows[i].first) + " appears twice");
-      }
-      hashes.push_back(rows[i].second);
-    }
-    return hashes;
-  };
 
-  RunView v;
-  v.run_uuid = run_uuid;
-  v.status = status;
-  v.command = command;
-  v.profile = profile;
-  v.seed = std::bit_cast<int64_t>(seed);
-  v.git_commit = git_commit;
-  v.git_dirty = git_dirty ? 1 : 0;
-  v.source_hash = source_hash;
-  v.platform_hash = platform_hash;
-  v.platform_json = platform_json;
-  v.build_json = build_json;
-  v.started_at = started_at;
-  if (finished_at) v.finished_at = std::string_view(*finished_at);
-  const Hash128 run_hash =
-      RunHash(v, ordered(result_hashes, "results"), ordered(claim_hashes, "claims"));
+  const RunView v = meta.View();
+  const Hash128 run_hash = RunHash(v, InSeqOrder(top, "results", std::move(result_hashes)),
+                                   InSeqOrder(top, "claims", std::move(claim_hashes)));
   if (!CheckHash(run_hash_hex, run_hash)) {
     run.Bad("run_hash", "mismatch (the run's meta or rows were changed)");
   }
 
-  char hex[32];
-  HashHex(run_hash, hex);
+  const std::string run_hex = run_hash.Hex();
   {
     sql::Stmt& s = d.Prepare(kRunByHash);
-    s.BindText(1, std::string_view(hex, 32));
+    s.BindText(1, run_hex);
     const bool present = s.Step();
     s.Reset();
     if (present) {
@@ -472,11 +465,11 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
   }
   {
     sql::Stmt& s = d.Prepare(kRunByUuid);
-    s.BindText(1, run_uuid);
+    s.BindText(1, meta.run_uuid);
     const bool present = s.Step();
     s.Reset();
     if (present) {
-      run.Bad("run_uuid", run_uuid + " is already in this ledger with a different run_hash");
+      run.Bad("run_uuid", meta.run_uuid + " is already in this ledger with a different run_hash");
     }
   }
 

@@ -5,6 +5,7 @@
 // line, with the target ledger left as it was.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -150,21 +151,24 @@ TEST_F(ExchangeTest, MergeTwiceEqualsMergeOnce) {
   EXPECT_TRUE(source.Verify().ok);
 }
 
+// The source's export with one value changed on line 3 (run 3, whose results
+// have value 1100..1102); lines 1 and 2 are untouched.
+std::string TamperedExport(Ledger& source) {
+  std::vector<std::string> lines = Lines(ExportAll(source));
+  EXPECT_EQ(lines.size(), 3u);
+  const std::string from = "\"value\":1101.0", to = "\"value\":1101.5";
+  const size_t at = lines.at(2).find(from);
+  EXPECT_NE(at, std::string::npos) << lines.at(2);
+  if (at != std::string::npos) lines[2].replace(at, from.size(), to);
+  return lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n";
+}
+
 TEST_F(ExchangeTest, TamperedLineIsRefusedWithItsNumberAndNothingIsWritten) {
   Ledger source = Ledger::Open(source_path_);
-  std::vector<std::string> lines = Lines(ExportAll(source));
-  ASSERT_EQ(lines.size(), 3u);
-  // Line 3 holds run 3, whose results have value 1100..1102: change one.
-  const std::string from = "\"value\":1101.0", to = "\"value\":1101.5";
-  const size_t at = lines[2].find(from);
-  ASSERT_NE(at, std::string::npos) << lines[2];
-  lines[2].replace(at, from.size(), to);
-  const std::string tampered = lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n";
-
   Ledger target = Ledger::Open(dir_.File("target.db"));
   AddSealedRun(target, 2, 0, 700);
   const VerifyReport before = target.Verify();
-  std::istringstream in(tampered);
+  std::istringstream in(TamperedExport(source));
   try {
     target.Import(in, "tampered.jsonl");
     FAIL() << "a tampered export was imported";
@@ -180,6 +184,41 @@ TEST_F(ExchangeTest, TamperedLineIsRefusedWithItsNumberAndNothingIsWritten) {
   EXPECT_EQ(after.runs, before.runs);
   EXPECT_EQ(after.results, before.results);
   EXPECT_EQ(after.chain_head, before.chain_head);
+}
+
+TEST_F(ExchangeTest, TamperedImportInsideACallersTransactionLeavesNothing) {
+  // The caller's own write in the same transaction is kept when it commits;
+  // the refused file's first two runs are not.
+  Ledger source = Ledger::Open(source_path_);
+  Ledger target = Ledger::Open(dir_.File("target.db"));
+  target.BeginTransaction();
+  AddSealedRun(target, 2, 0, 700);
+  std::istringstream in(TamperedExport(source));
+  EXPECT_THROW(target.Import(in, "tampered.jsonl"), LedgerError);
+  target.Commit();
+  const VerifyReport after = target.Verify();
+  EXPECT_TRUE(after.ok) << after.first_error;
+  EXPECT_EQ(after.runs, 1);
+  EXPECT_EQ(after.results, 2);
+}
+
+TEST_F(ExchangeTest, ImportedHashesAreStoredInLowerCase) {
+  // Hash128::FromHex reads either case, so an export whose content_hash was
+  // upper-cased still verifies; the ledger must store the canonical form.
+  Ledger source = Ledger::Open(source_path_);
+  std::string text = ExportAll(source);
+  const std::string hash =
+      nlohmann::json::parse(Lines(text).at(0)).at("results").at(0).at("content_hash");
+  std::string upper = hash;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_NE(upper, hash);
+  text.replace(text.find(hash), hash.size(), upper);
+  Ledger target = Ledger::Open(dir_.File("target.db"));
+  std::istringstream in(text);
+  EXPECT_EQ(target.Import(in, "upper.jsonl").runs_added, 3);
+  const std::string again = ExportAll(target);
+  EXPECT_NE(again.find(hash), std::string::npos);
+  EXPECT_EQ(again.find(upper), std::string::npos) << "the upper-case text was stored as given";
 }
 
 TEST_F(ExchangeTest, TamperedRunMetaIsRefused) {
@@ -199,6 +238,39 @@ TEST_F(ExchangeTest, TamperedRunMetaIsRefused) {
         << e.what();
   }
   EXPECT_EQ(target.Verify().runs, 0);
+}
+
+TEST_F(ExchangeTest, DroppedOrRepeatedRowsAreRefused) {
+  // Edits that leave every remaining row's own content_hash valid: a row
+  // taken out is caught by the run_hash, a row given twice by its seq.
+  Ledger source = Ledger::Open(source_path_);
+  const nlohmann::json line = nlohmann::json::parse(Lines(ExportAll(source)).at(0));
+  ASSERT_GE(line.at("results").size(), 2u);
+  nlohmann::json dropped = line, repeated = line;
+  dropped["results"].erase(1);
+  repeated["results"].push_back(line["results"][0]);
+  const struct {
+    nlohmann::json line;
+    std::string expected;
+  } cases[] = {
+      {dropped, "line 1: run.run_hash: mismatch"},
+      {repeated, "line 1: results: seq 1 appears twice"},
+  };
+  Ledger target = Ledger::Open(dir_.File("target.db"));
+  for (const auto& c : cases) {
+    std::istringstream in(c.line.dump() + "\n");
+    try {
+      target.Import(in, "edited.jsonl");
+      ADD_FAILURE() << "imported: " << c.expected;
+    } catch (const LedgerError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(target.Verify().runs, 0);
+  // The same line re-serialised but unedited is accepted: the refusals above
+  // are about the edits, not about the JSON having been rewritten.
+  std::istringstream unedited(line.dump() + "\n");
+  EXPECT_EQ(target.Import(unedited, "unedited.jsonl").runs_added, 1);
 }
 
 TEST_F(ExchangeTest, MalformedLinesNameTheLine) {

@@ -39,6 +39,9 @@ constexpr char kBegin[] = "BEGIN IMMEDIATE";
 constexpr char kBeginRead[] = "BEGIN";
 constexpr char kCommit[] = "COMMIT";
 constexpr char kRollback[] = "ROLLBACK";
+constexpr char kSavepoint[] = "SAVEPOINT ledger_write";
+constexpr char kRelease[] = "RELEASE ledger_write";
+constexpr char kRollbackToSavepoint[] = "ROLLBACK TO ledger_write; RELEASE ledger_write";
 constexpr char kRunSealState[] = "SELECT run_hash IS NOT NULL FROM runs WHERE id = ?1";
 constexpr char kMaxResultSeq[] = "SELECT COALESCE(MAX(seq), 0) FROM results WHERE run_id = ?1";
 constexpr char kMaxClaimSeq[] = "SELECT COALESCE(MAX(seq), 0) FROM claims WHERE run_id = ?1";
@@ -52,21 +55,21 @@ constexpr char kSetChain[] =
     "UPDATE runs SET run_hash = ?2, chain_hash = ?3, chain_seq = ?4 WHERE id = ?1";
 constexpr char kSetFinal[] = "UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1";
 
-std::string Hex(const Hash128& h) {
-  char hex[32];
-  HashHex(h, hex);
-  return std::string(hex, 32);
+// Parses a stored 32-hex-digit hash; throws naming `what` when malformed.
+Hash128 ParseStoredHash(const Ledger::Impl& d, std::string_view hex, std::string_view what) {
+  const auto h = Hash128::FromHex(hex);
+  if (!h) d.Fail(std::string(what) + " is not 32 hex digits");
+  return *h;
 }
 
-// Runs the canonicalisation of one caller-supplied value, turning its error
-// (which cannot name the file) into a one-line LedgerError that does.
-template <typename F>
-auto Canonicalise(const Ledger::Impl& d, std::string_view what, F&& f) {
-  try {
-    return f();
-  } catch (const LedgerError& e) {
-    d.Fail(std::string(what) + ": " + e.what());
-  }
+// The content hashes of a run's rows in seq order, as stored.
+std::vector<Hash128> StoredRowHashes(Ledger::Impl& d, const char* select_sql, int64_t run_id) {
+  std::vector<Hash128> hashes;
+  sql::Stmt& s = d.Prepare(select_sql);
+  s.BindInt(1, run_id);
+  while (s.Step()) hashes.push_back(ParseStoredHash(d, s.Text(0), "a row's content_hash"));
+  s.Reset();
+  return hashes;
 }
 
 // Throws unless `run_id` exists and is not sealed: rows added to a sealed
@@ -171,13 +174,10 @@ void Ledger::Impl::RequireWritable(std::string_view operation) const {
   if (read_only) Fail("opened read-only; cannot " + std::string(operation));
 }
 
-std::vector<Hash128> Ledger::Impl::StoredRowHashes(const char* select_sql, int64_t run_id) {
-  std::vector<Hash128> hashes;
-  sql::Stmt& s = Prepare(select_sql);
-  s.BindInt(1, run_id);
-  while (s.Step()) hashes.push_back(ParseStoredHash(*this, s.Text(0), "a row's content_hash"));
-  s.Reset();
-  return hashes;
+void Ledger::Impl::ForgetUncommitted() {
+  next_result_seq.clear();
+  next_claim_seq.clear();
+  open_runs.clear();
 }
 
 void Ledger::Impl::AppendToChain(int64_t run_id, const Hash128& run_hash) {
@@ -189,8 +189,8 @@ void Ledger::Impl::AppendToChain(int64_t run_id, const Hash128& run_hash) {
     previous_seq = head.Int(1);
   }
   head.Reset();
-  const std::string run_hex = Hex(run_hash);
-  const std::string chain_hex = Hex(ChainHash(previous, run_hash));
+  const std::string run_hex = run_hash.Hex();
+  const std::string chain_hex = ChainHash(previous, run_hash).Hex();
   sql::Stmt& set = Prepare(kSetChain);
   set.BindInt(1, run_id);
   set.BindText(2, run_hex);
@@ -199,32 +199,28 @@ void Ledger::Impl::AppendToChain(int64_t run_id, const Hash128& run_hash) {
   set.Run();
 }
 
-Hash128 ParseStoredHash(const Ledger::Impl& impl, std::string_view hex, std::string_view what) {
-  const auto h = Hash128::FromHex(hex);
-  if (!h) impl.Fail(std::string(what) + " is not 32 hex digits");
-  return *h;
-}
-
 // --- WriteScope --------------------------------------------------------------
 
-WriteScope::WriteScope(Ledger::Impl& impl) : impl_(impl), owns_(!impl.explicit_txn) {
+WriteScope::WriteScope(Ledger::Impl& impl, bool one_statement)
+    : impl_(impl), owns_(!impl.explicit_txn), savepoint_(impl.explicit_txn && !one_statement) {
   if (owns_) impl_.Prepare(kBegin).Run();
+  if (savepoint_) impl_.Prepare(kSavepoint).Run();
 }
 
 void WriteScope::Commit() {
   if (owns_) impl_.Prepare(kCommit).Run();
+  if (savepoint_) impl_.Prepare(kRelease).Run();
   done_ = true;
 }
 
 WriteScope::~WriteScope() {
-  if (owns_ && !done_) {
-    sqlite3_exec(impl_.db.get(), kRollback, nullptr, nullptr, nullptr);
-    // Seqs handed out inside the rolled-back transaction are free again, and
-    // a run begun in it is gone.
-    impl_.next_result_seq.clear();
-    impl_.next_claim_seq.clear();
-    impl_.open_runs.clear();
-  }
+  if (done_) return;
+  // A destructor cannot report a failed rollback; the next statement will.
+  if (owns_) sqlite3_exec(impl_.db.get(), kRollback, nullptr, nullptr, nullptr);
+  if (savepoint_) sqlite3_exec(impl_.db.get(), kRollbackToSavepoint, nullptr, nullptr, nullptr);
+  // Also after a lone failed statement: some errors (a full disk) make SQLite
+  // roll back the caller's whole transaction.
+  impl_.ForgetUncommitted();
 }
 
 // --- ReadSnapshot ------------------------------------------------------------
@@ -307,9 +303,7 @@ void Ledger::Rollback() {
   Impl& d = *impl_;
   if (!d.explicit_txn) d.Fail("Rollback() without BeginTransaction()");
   d.explicit_txn = false;
-  d.next_result_seq.clear();
-  d.next_claim_seq.clear();
-  d.open_runs.clear();
+  d.ForgetUncommitted();
   d.Prepare(kRollback).Run();
 }
 
@@ -319,10 +313,10 @@ int64_t Ledger::BeginRun(const RunMeta& meta) {
   Impl& d = *impl_;
   d.RequireWritable("begin a run");
   const std::string platform_json =
-      Canonicalise(d, "run platform", [&] { return CanonicalJson(meta.platform); });
+      d.NamingTheFile("run platform", [&] { return CanonicalJson(meta.platform); });
   const std::string build_json =
-      Canonicalise(d, "run build", [&] { return CanonicalJson(meta.build); });
-  const std::string uuid = NewUuid();
+      d.NamingTheFile("run build", [&] { return CanonicalJson(meta.build); });
+  const std::string uuid = d.NamingTheFile("new run", [] { return NewUuid(); });
   const std::string started_at = NowUtcIso8601();
   RunView v;
   v.run_uuid = uuid;
@@ -354,15 +348,13 @@ void Ledger::AddResult(int64_t run_id, const Result& r) {
 void Ledger::AddResults(int64_t run_id, std::span<const Result> rows) {
   Impl& d = *impl_;
   d.RequireWritable("add results");
-  WriteScope scope(d);
+  WriteScope scope(d, /*one_statement=*/rows.size() == 1);
   RequireOpenRun(d, run_id, /*use_cache=*/true);
   int64_t& next = NextSeq(d, d.next_result_seq, kMaxResultSeq, run_id);
   for (const Result& r : rows) {
     std::optional<CanonicalResult> row;
-    Canonicalise(d, "result " + r.suite + "/" + r.case_name + " params", [&] {
-      row.emplace(r, next);
-      return 0;
-    });
+    d.NamingTheFile("result " + r.suite + "/" + r.case_name + " params",
+                    [&] { row.emplace(r, next); });
     char hex[32];
     HashHex(ResultHash(row->view(), &d.scratch), hex);
     sql::Stmt& insert = d.Prepare(kInsertResult);
@@ -376,14 +368,11 @@ void Ledger::AddResults(int64_t run_id, std::span<const Result> rows) {
 void Ledger::AddClaim(int64_t run_id, const ClaimRow& c) {
   Impl& d = *impl_;
   d.RequireWritable("add a claim");
-  WriteScope scope(d);
+  WriteScope scope(d, /*one_statement=*/true);
   RequireOpenRun(d, run_id, /*use_cache=*/true);
   int64_t& next = NextSeq(d, d.next_claim_seq, kMaxClaimSeq, run_id);
   std::optional<CanonicalClaim> row;
-  Canonicalise(d, "claim " + c.claim_id + " requirements", [&] {
-    row.emplace(c, next);
-    return 0;
-  });
+  d.NamingTheFile("claim " + c.claim_id + " requirements", [&] { row.emplace(c, next); });
   char hex[32];
   HashHex(ClaimHash(row->view(), &d.scratch), hex);
   sql::Stmt& insert = d.Prepare(kInsertClaim);
@@ -419,8 +408,8 @@ void Ledger::FinishRun(int64_t run_id, RunStatus status) {
     if (const char* bad = ReadRun(select, &run)) {
       d.Fail(where + ": column '" + bad + "' has the wrong type");
     }
-    const auto results = d.StoredRowHashes(kResultHashes, run_id);
-    const auto claims = d.StoredRowHashes(kClaimHashes, run_id);
+    const auto results = StoredRowHashes(d, kResultHashes, run_id);
+    const auto claims = StoredRowHashes(d, kClaimHashes, run_id);
     run_hash = RunHash(run.view, results, claims);
     select.Reset();  // before the UPDATE below touches the row it points into
   }

@@ -79,9 +79,9 @@ struct ClaimRow {
 };
 
 struct Ceiling {
-  std::string name;   // "cpu_copy_bandwidth", "cpu_sgemm", "gpu_d2d_bandwidth", ...
+  std::string name;   // "cpu_copy_bandwidth", "cpu_sgemm", "gpu_copy_bandwidth", ...
   double value = 0;
-  std::string unit;   // "GB/s", "GFLOP/s"
+  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s"
   nlohmann::json detail = nlohmann::json::object();
   std::string measured_at;  // ISO-8601 UTC; set by PutCeilings, filled by GetCeilings
 };
@@ -164,7 +164,9 @@ class Ledger {
   // killed writer's run as kInterrupted). REQUIRES: status != kRunning.
   void FinishRun(int64_t run_id, RunStatus status);
 
-  // Explicit transaction for bulk writes (AddResult joins it).
+  // Explicit transaction for bulk writes (AddResult joins it). A write that
+  // fails inside it undoes only its own changes, so the caller may still
+  // commit the rest.
   void BeginTransaction();
   void Commit();
   void Rollback();

@@ -1,9 +1,10 @@
 // File: ledger/ledger_impl.h
 // -----------------------------------------------------------------------------
 // Internal to ledger/: the state behind a Ledger (its connection, cached
-// statements, the caller's explicit transaction, per-run seq counters) and
-// WriteScope, the one way writes take the write lock. Shared by ledger.cpp
-// (writes), query.cpp (reads), verify.cpp and exchange.cpp.
+// statements, the caller's explicit transaction, per-run seq counters),
+// WriteScope, the one way writes take the write lock, and ReadSnapshot.
+// Shared by ledger.cpp (writes), store.cpp, query.cpp (reads), verify.cpp and
+// exchange.cpp.
 #ifndef CB_LEDGER_LEDGER_IMPL_H_
 #define CB_LEDGER_LEDGER_IMPL_H_
 
@@ -14,8 +15,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
-#include <utility>
-#include <vector>
 
 #include "ledger/canonical.h"
 #include "ledger/ledger.h"
@@ -49,29 +48,46 @@ struct Ledger::Impl {
   sql::Stmt& Prepare(const char* sql);
   [[noreturn]] void Fail(std::string_view what) const { db.Fail(what); }
   void RequireWritable(std::string_view operation) const;
-  // The sealed run's chain head: (chain_hash, chain_seq), or zeros when the
-  // chain is empty. REQUIRES: the write lock is held (inside a WriteScope).
-  std::pair<Hash128, int64_t> ChainHead();
+
+  // Runs `f` and rethrows a LedgerError from it, which cannot name the file
+  // (e.g. CanonicalJson's), as one line naming the file and `what`.
+  template <typename F>
+  decltype(auto) NamingTheFile(std::string_view what, F&& f) const {
+    try {
+      return f();
+    } catch (const LedgerError& e) {
+      Fail(std::string(what) + ": " + e.what());
+    }
+  }
+
+  // Drops what this connection cached about uncommitted writes that were just
+  // rolled back: seqs handed out there are free again, and a run begun there
+  // is gone.
+  void ForgetUncommitted();
+
   // Stores `run_hash` on `run_id` and appends the run to the hash chain
   // (chain_hash, next chain_seq). Allocating chain_seq under the write lock is
   // what makes concurrent sealers chain correctly.
   // REQUIRES: inside a WriteScope; the run exists and is not sealed; its status
   // and finished_at are already final.
   void AppendToChain(int64_t run_id, const Hash128& run_hash);
-  // The content hashes of a run's rows in seq order, as stored.
-  std::vector<Hash128> StoredRowHashes(const char* select_sql, int64_t run_id);
 
  private:
   std::unordered_map<const char*, std::unique_ptr<sql::Stmt>> statements_;
 };
 
-// Holds the write lock for one logical write: BEGIN IMMEDIATE (so concurrent
-// writers queue on the busy timeout instead of failing on a lock upgrade),
-// unless the caller's explicit transaction already holds it. Rolls back when
-// destroyed without Commit(), e.g. on an exception.
+// One logical write, all or nothing. On its own it is a transaction begun with
+// BEGIN IMMEDIATE (so concurrent writers queue on the busy timeout instead of
+// failing on a lock upgrade); inside the caller's explicit transaction, which
+// already holds the lock, it is a savepoint. Destroyed without Commit(), e.g.
+// by an exception, it rolls back exactly its own writes: the caller may still
+// commit the rest of its transaction.
 class WriteScope {
  public:
-  explicit WriteScope(Ledger::Impl& impl);
+  // `one_statement`: the write is a single statement, which SQLite already
+  // makes all or nothing, so inside the caller's transaction it needs no
+  // savepoint (that keeps a bulk load of single AddResult calls cheap).
+  explicit WriteScope(Ledger::Impl& impl, bool one_statement = false);
   WriteScope(const WriteScope&) = delete;
   WriteScope& operator=(const WriteScope&) = delete;
   ~WriteScope();
@@ -79,7 +95,8 @@ class WriteScope {
 
  private:
   Ledger::Impl& impl_;
-  bool owns_;
+  bool owns_;       // BEGIN IMMEDIATE ... COMMIT
+  bool savepoint_;  // SAVEPOINT ... RELEASE inside the caller's transaction
   bool done_ = false;
 };
 
@@ -97,9 +114,6 @@ class ReadSnapshot {
   Ledger::Impl& impl_;
   bool owns_;
 };
-
-// Parses a stored 32-hex-digit hash; throws naming `what` when malformed.
-Hash128 ParseStoredHash(const Ledger::Impl& impl, std::string_view hex, std::string_view what);
 
 }  // namespace cb::ledger
 

@@ -153,6 +153,41 @@ TEST(LedgerTest, ExplicitTransactionIsJoinedAndCanBeRolledBack) {
   EXPECT_TRUE(ledger.Verify().ok);
 }
 
+TEST(LedgerTest, FailedAddResultsLeavesNoRowsEvenInsideACallersTransaction) {
+  // The middle row's params are not valid UTF-8, so it cannot be hashed. The
+  // call must fail with one line naming the file and leave none of its rows,
+  // whether it owns its transaction or joins the caller's (which the caller
+  // may then commit for the sake of its other writes).
+  TempDir dir;
+  const std::string path = dir.File("l.db");
+  Ledger ledger = Ledger::Open(path);
+  const int64_t run = ledger.BeginRun(SampleMeta());
+  std::vector<Result> batch = {SampleResult(1), SampleResult(2), SampleResult(3)};
+  batch[1].params["name"] = std::string("\xff\xfe");
+  try {
+    ledger.AddResults(run, batch);
+    FAIL() << "a row with invalid UTF-8 params was accepted";
+  } catch (const LedgerError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(OneLine(what)) << what;
+    EXPECT_EQ(what.rfind("ledger '" + path + "': result harness/case_2 params: ", 0), 0u) << what;
+  }
+  EXPECT_EQ(ledger.GetRun(run).results, 0);
+
+  ledger.BeginTransaction();
+  ledger.AddResult(run, SampleResult(0));
+  EXPECT_THROW(ledger.AddResults(run, batch), LedgerError);
+  ledger.Commit();
+  const auto rows = ledger.GetResults(run);
+  ASSERT_EQ(rows.size(), 1u) << "the failed call left rows in the caller's transaction";
+  EXPECT_EQ(rows[0].value, SampleResult(0).value);
+  ledger.AddResult(run, SampleResult(4));
+  ledger.FinishRun(run, RunStatus::kComplete);
+  EXPECT_EQ(ledger.GetResults(run).back().value, SampleResult(4).value);
+  const VerifyReport v = ledger.Verify();
+  EXPECT_TRUE(v.ok) << v.first_error;
+}
+
 TEST(LedgerTest, TwoConnectionsAppendingToOneRunKeepOrder) {
   // A run continued by a new Ledger (e.g. after reopening) picks up its seq.
   TempDir dir;

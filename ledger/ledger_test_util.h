@@ -1,17 +1,15 @@
 // File: ledger/ledger_test_util.h
 // -----------------------------------------------------------------------------
 // Helpers shared by the ledger tests (header-only, test code only): a
-// self-removing temporary directory, realistic run metadata and result rows,
-// running the sqlite3 shell on a ledger file, and reading fixture files.
+// self-removing temporary directory, realistic run metadata and rows, editing
+// a ledger file by hand with SQL, and reading files.
 #ifndef CB_LEDGER_LEDGER_TEST_UTIL_H_
 #define CB_LEDGER_LEDGER_TEST_UTIL_H_
 
-#include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -117,23 +115,23 @@ inline int64_t AddSealedRun(Ledger& ledger, int rows, int claims = 1, int offset
   return id;
 }
 
-// Runs `sql` on `db_path` with the sqlite3 shell, as a person editing the
-// file by hand would; where the shell is not installed (e.g. a bare test
-// machine) the same SQL goes through the SQLite C API on its own connection.
-// Returns 0 on success, nonzero when the SQL failed.
-inline int Sqlite3Shell(const std::string& db_path, const std::string& sql) {
-  if (std::system("command -v sqlite3 > /dev/null 2>&1") == 0) {
-    const std::string command = "sqlite3 '" + db_path + "' \"" + sql + "\" > /dev/null 2>&1";
-    return std::system(command.c_str()) == 0 ? 0 : 1;
-  }
+// Runs `sql` on the file at `db_path` (created if absent) through a plain
+// connection of its own, as a person editing the file with the sqlite3 shell
+// would: no ledger code, no foreign keys. Returns "" on success, else
+// SQLite's error message.
+inline std::string ExecSql(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return 1;
+  std::string error;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    error = db != nullptr ? sqlite3_errmsg(db) : "cannot open";
+  } else if (char* err = nullptr;
+             sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    error = err != nullptr ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
   }
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  return rc == SQLITE_OK ? 0 : 1;
+  return error;
 }
 
 inline std::string ReadFile(const std::string& path) {

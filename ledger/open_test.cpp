@@ -11,23 +11,25 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ledger/ledger.h"
 #include "fixtures/paths.h"
+#include "ledger/ledger.h"
 #include "ledger/ledger_test_util.h"
 
 namespace cb::ledger {
 namespace {
 
 using testutil::AddSealedRun;
+using testutil::ExecSql;
 using testutil::OneLine;
 using testutil::ReadFile;
 using testutil::TempDir;
 
-// Runs Ledger::Open (or OpenReadOnly) expecting a LedgerError; returns what().
+// Runs `f` (an Open, OpenReadOnly or write) expecting a LedgerError; returns
+// its what(), or "(no error)".
 template <typename F>
-std::string OpenError(F&& open) {
+std::string ErrorOf(F&& f) {
   try {
-    open();
+    f();
   } catch (const LedgerError& e) {
     return e.what();
   }
@@ -37,18 +39,6 @@ std::string OpenError(F&& open) {
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << bytes;
-}
-
-// Builds a SQLite file at `path` from a SQL text, as the sqlite3 shell would.
-void LoadSql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  const std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
 }
 
 int64_t UserVersion(const std::string& path) {
@@ -70,9 +60,9 @@ TEST(OpenTest, GarbageFileIsRefusedInOneLineNamingIt) {
   std::string garbage;
   for (int i = 0; i < 8192; ++i) garbage.push_back(static_cast<char>((i * 7919) % 251));
   WriteBytes(path, garbage);
-  const std::string what = OpenError([&] { Ledger::Open(path); });
+  const std::string what = ErrorOf([&] { Ledger::Open(path); });
   EXPECT_EQ(what, "ledger '" + path + "': file is not a database");
-  EXPECT_EQ(OpenError([&] { Ledger::OpenReadOnly(path); }),
+  EXPECT_EQ(ErrorOf([&] { Ledger::OpenReadOnly(path); }),
             "ledger '" + path + "': file is not a database");
   EXPECT_EQ(ReadFile(path), garbage) << "a refused file must not be modified";
 }
@@ -87,7 +77,7 @@ TEST(OpenTest, TruncatedLedgerIsRefused) {
   const auto size = std::filesystem::file_size(path);
   ASSERT_GT(size, 3u * 4096);
   std::filesystem::resize_file(path, size / 2);
-  const std::string what = OpenError([&] { Ledger::Open(path); });
+  const std::string what = ErrorOf([&] { Ledger::Open(path); });
   EXPECT_TRUE(OneLine(what)) << what;
   EXPECT_EQ(what.rfind("ledger '" + path + "': ", 0), 0u) << what;
   EXPECT_NE(what.find("malformed"), std::string::npos) << what;
@@ -104,7 +94,7 @@ TEST(OpenTest, DamagedSchemaPageIsRefused) {
   std::string bytes = ReadFile(path);
   for (size_t i = 100; i < 4096 && i < bytes.size(); ++i) bytes[i] = static_cast<char>(0xA5);
   WriteBytes(path, bytes);
-  const std::string what = OpenError([&] { Ledger::Open(path); });
+  const std::string what = ErrorOf([&] { Ledger::Open(path); });
   EXPECT_TRUE(OneLine(what)) << what;
   EXPECT_EQ(what.rfind("ledger '" + path + "': ", 0), 0u) << what;
   EXPECT_NE(what, "(no error)");
@@ -116,30 +106,30 @@ TEST(OpenTest, NewerSchemaIsRefused) {
   {
     Ledger ledger = Ledger::Open(path);
   }
-  LoadSql(path, "PRAGMA user_version = 99");
+  ASSERT_EQ(ExecSql(path, "PRAGMA user_version = 99"), "");
   const std::string expected = "ledger '" + path +
                                "': schema version 99 is newer than this build supports (" +
                                std::to_string(kSchemaVersion) + "); use a newer claimbench";
-  EXPECT_EQ(OpenError([&] { Ledger::Open(path); }), expected);
-  EXPECT_EQ(OpenError([&] { Ledger::OpenReadOnly(path); }), expected);
+  EXPECT_EQ(ErrorOf([&] { Ledger::Open(path); }), expected);
+  EXPECT_EQ(ErrorOf([&] { Ledger::OpenReadOnly(path); }), expected);
   EXPECT_EQ(UserVersion(path), 99);
 }
 
 TEST(OpenTest, ForeignSqliteDatabaseIsRefused) {
   TempDir dir;
   const std::string path = dir.File("other.db");
-  LoadSql(path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)");
-  const std::string what = OpenError([&] { Ledger::Open(path); });
+  ASSERT_EQ(ExecSql(path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)"), "");
+  const std::string what = ErrorOf([&] { Ledger::Open(path); });
   EXPECT_NE(what.find("not a claimbench ledger"), std::string::npos) << what;
 }
 
 TEST(OpenTest, MissingFileForReadingAndBadDirectory) {
   TempDir dir;
-  EXPECT_EQ(OpenError([&] { Ledger::OpenReadOnly(dir.File("absent.db")); }),
+  EXPECT_EQ(ErrorOf([&] { Ledger::OpenReadOnly(dir.File("absent.db")); }),
             "ledger '" + dir.File("absent.db") + "': no such file");
   EXPECT_FALSE(std::filesystem::exists(dir.File("absent.db")));
   const std::string bad = dir.File("no/such/dir/x.db");
-  const std::string what = OpenError([&] { Ledger::Open(bad); });
+  const std::string what = ErrorOf([&] { Ledger::Open(bad); });
   EXPECT_EQ(what.rfind("ledger '" + bad + "': cannot open", 0), 0u) << what;
 }
 
@@ -158,7 +148,7 @@ TEST(OpenTest, FreshLedgerHasTheCurrentSchemaInWalMode) {
 TEST(OpenTest, VersionOneFixtureMigratesVerifiesAndTakesNewRuns) {
   TempDir dir;
   const std::string path = dir.File("v1.db");
-  LoadSql(path, V1Sql());
+  ASSERT_EQ(ExecSql(path, V1Sql()), "");
   ASSERT_EQ(UserVersion(path), 1);
 
   Ledger ledger = Ledger::Open(path);
@@ -188,23 +178,23 @@ TEST(OpenTest, VersionOneFixtureMigratesVerifiesAndTakesNewRuns) {
 TEST(OpenTest, VersionOneRowsAreStillCheckedAfterMigration) {
   TempDir dir;
   const std::string path = dir.File("v1.db");
-  LoadSql(path, V1Sql());
+  ASSERT_EQ(ExecSql(path, V1Sql()), "");
   { Ledger::Open(path); }
-  ASSERT_EQ(testutil::Sqlite3Shell(path, "UPDATE results SET value = 0.75 WHERE id = 4"), 0);
+  ASSERT_EQ(ExecSql(path, "UPDATE results SET value = 0.75 WHERE id = 4"), "");
   EXPECT_EQ(Ledger::Open(path).Verify().first_error, "results row 4 (run 2): content_hash mismatch");
 }
 
 TEST(OpenTest, VersionOneFixtureReadOnlyLeavesTheFileAlone) {
   TempDir dir;
   const std::string path = dir.File("v1.db");
-  LoadSql(path, V1Sql());
+  ASSERT_EQ(ExecSql(path, V1Sql()), "");
   const std::string before = ReadFile(path);
   Ledger ledger = Ledger::OpenReadOnly(path);
   const VerifyReport rep = ledger.Verify();
   EXPECT_TRUE(rep.ok) << rep.first_error;
   EXPECT_EQ(rep.results, 6);
   EXPECT_EQ(ledger.Log().size(), 2u);
-  const std::string what = OpenError([&] { ledger.BeginRun(testutil::SampleMeta()); });
+  const std::string what = ErrorOf([&] { ledger.BeginRun(testutil::SampleMeta()); });
   EXPECT_NE(what.find("opened read-only"), std::string::npos) << what;
   EXPECT_EQ(UserVersion(path), 1);
   EXPECT_EQ(ReadFile(path), before);
@@ -215,7 +205,7 @@ TEST(OpenTest, VersionOneLedgerMergesIntoACurrentOne) {
   // result/1 rows keep their version and their hashes in the new ledger.
   TempDir dir;
   const std::string old_path = dir.File("v1.db");
-  LoadSql(old_path, V1Sql());
+  ASSERT_EQ(ExecSql(old_path, V1Sql()), "");
   Ledger target = Ledger::Open(dir.File("new.db"));
   AddSealedRun(target, 2);
   const ImportReport rep = target.Merge(old_path);
@@ -232,12 +222,12 @@ TEST(OpenTest, MigrationIsOneTransaction) {
   // one step 2 creates) must stay exactly at version 1.
   TempDir dir;
   const std::string path = dir.File("v1.db");
-  LoadSql(path, V1Sql() + "CREATE TABLE ceilings (x);");
-  const std::string what = OpenError([&] { Ledger::Open(path); });
+  ASSERT_EQ(ExecSql(path, V1Sql() + "CREATE TABLE ceilings (x);"), "");
+  const std::string what = ErrorOf([&] { Ledger::Open(path); });
   EXPECT_NE(what.find("migrating to schema version 2"), std::string::npos) << what;
   EXPECT_TRUE(OneLine(what)) << what;
   EXPECT_EQ(UserVersion(path), 1);
-  EXPECT_NE(testutil::Sqlite3Shell(path, "SELECT energy_j FROM results"), 0)
+  EXPECT_EQ(ExecSql(path, "SELECT energy_j FROM results"), "no such column: energy_j")
       << "the ALTER TABLE of step 2 should have been rolled back";
 }
 

@@ -21,6 +21,10 @@ namespace {
   ", (SELECT count(*) FROM results WHERE run_id = runs.id)"                        \
   ", (SELECT count(*) FROM claims WHERE run_id = runs.id) FROM runs "
 
+// The two counts follow the 20 CB_LEDGER_RUN_COLUMNS.
+constexpr int kResultCountColumn = 20;
+constexpr int kClaimCountColumn = 21;
+
 constexpr char kLog[] = CB_LEDGER_SUMMARY_SELECT "ORDER BY started_at DESC, id DESC LIMIT ?1";
 constexpr char kSummary[] = CB_LEDGER_SUMMARY_SELECT "WHERE id = ?1";
 constexpr char kLatest[] = "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1";
@@ -36,19 +40,19 @@ RunSummary Summarise(const Ledger::Impl& d, const sql::Stmt& s) {
   }
   RunSummary out;
   out.id = run.id;
-  out.run_uuid = std::string(run.view.run_uuid);
-  out.status = std::string(run.view.status);
-  out.command = std::string(run.view.command);
-  out.profile = std::string(run.view.profile);
-  out.started_at = std::string(run.view.started_at);
+  out.run_uuid = run.view.run_uuid;
+  out.status = run.view.status;
+  out.command = run.view.command;
+  out.profile = run.view.profile;
+  out.started_at = run.view.started_at;
   out.finished_at = std::string(run.view.finished_at.value_or(""));
-  out.platform_hash = std::string(run.view.platform_hash);
+  out.platform_hash = run.view.platform_hash;
   out.run_hash = std::string(run.run_hash.value_or(""));
   out.chain_hash = std::string(run.chain_hash.value_or(""));
-  out.host = std::string(run.host);
+  out.host = run.host;
   out.pid = run.pid;
-  out.results = s.Int(20);
-  out.claims = s.Int(21);
+  out.results = s.Int(kResultCountColumn);
+  out.claims = s.Int(kClaimCountColumn);
   if (out.status == "running") {
     // Liveness can only be judged on the writer's own host; elsewhere the
     // run keeps its stored status and is not claimed alive.

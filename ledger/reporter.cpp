@@ -31,6 +31,12 @@ std::string StripBm(std::string s) {
   return s;
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
 std::string BackendOf(const std::string& case_name) {
   size_t start = 0;
   while (start <= case_name.size()) {
@@ -69,6 +75,15 @@ void Summarise(const std::vector<double>& samples, uint64_t seed, Result* r) {
   }
 }
 
+// Units per second in one unit of a ceiling (harness/ceilings.h and
+// harness/cuda/ceilings_gpu.h use GB/s, GFLOP/s and TFLOP/s), or 0 for a unit
+// this code does not know, which then gets no fraction rather than a wrong one.
+double PerSecond(const std::string& unit) {
+  if (unit == "GB/s" || unit == "GFLOP/s") return 1e9;
+  if (unit == "TB/s" || unit == "TFLOP/s") return 1e12;
+  return 0;
+}
+
 void CounterUnit(const std::string& name, const benchmark::Counter& c, Result* r) {
   if (name == "bytes_per_second") {
     r->unit = "B/s";
@@ -87,16 +102,10 @@ void CounterUnit(const std::string& name, const benchmark::Counter& c, Result* r
 std::pair<std::string, std::string> SplitBenchmarkName(const std::string& name) {
   const size_t slash = name.find('/');
   if (slash == std::string::npos) {
-    const std::string stripped = StripBm(name);
-    std::string suite = stripped;
-    std::transform(suite.begin(), suite.end(), suite.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return {suite, stripped};
+    std::string stripped = StripBm(name);
+    return {Lower(stripped), stripped};
   }
-  std::string suite = StripBm(name.substr(0, slash));
-  std::transform(suite.begin(), suite.end(), suite.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return {suite, name.substr(slash + 1)};
+  return {Lower(StripBm(name.substr(0, slash))), name.substr(slash + 1)};
 }
 
 std::vector<Result> BenchmarkResults(std::span<const Run> reps, uint64_t seed) {
@@ -154,10 +163,10 @@ std::vector<Result> BenchmarkResults(std::span<const Run> reps, uint64_t seed) {
 }
 
 void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>* rows) {
-  // Ceiling values are in GB/s and GFLOP/s; benchmark counters in units per second.
+  // Benchmark counters are in units per second; ceilings in their own unit.
   auto find = [&](const std::string& name) -> const Ceiling* {
     for (const Ceiling& c : ceilings) {
-      if (c.name == name && c.value > 0) return &c;
+      if (c.name == name && c.value > 0 && PerSecond(c.unit) > 0) return &c;
     }
     return nullptr;
   };
@@ -170,7 +179,7 @@ void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>*
     if (r.metric == "flops") ceiling_name = gpu ? "gpu_sgemm" : "cpu_sgemm";
     const Ceiling* c = ceiling_name.empty() ? nullptr : find(ceiling_name);
     if (c == nullptr) continue;
-    const double limit = c->value * 1e9;
+    const double limit = c->value * PerSecond(c->unit);
     Result f = r;
     f.metric = r.metric + "_fraction_of_" + c->name;
     f.unit = "1";

@@ -63,9 +63,10 @@ std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporte
 // fraction of the platform's ceiling (DESIGN §5), so "how close to the limit"
 // is a number in the ledger: counter "bytes_per_second" against
 // cpu_copy_bandwidth (gpu_copy_bandwidth for backend "cuda"), counter
-// "flops" (a rate) against cpu_sgemm (gpu_sgemm). The new row's metric is
-// "<counter>_fraction_of_<ceiling>", unit "1". Rows without a matching
-// ceiling get none.
+// "flops" (a rate) against cpu_sgemm (gpu_sgemm), each ceiling converted to
+// per second by its unit (GB/s, TB/s, GFLOP/s, TFLOP/s). The new row's metric
+// is "<counter>_fraction_of_<ceiling>", unit "1". Rows without a matching
+// ceiling, or whose ceiling has another unit, get none.
 void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>* rows);
 
 class LedgerReporter : public benchmark::BenchmarkReporter {

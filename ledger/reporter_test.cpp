@@ -137,6 +137,23 @@ TEST(ReporterTest, BandwidthAndFlopRowsGetCeilingFractions) {
   EXPECT_EQ(gpu_bw.size(), 1u);
 }
 
+TEST(ReporterTest, CeilingFractionsFollowTheCeilingsUnit) {
+  // harness/cuda/ceilings_gpu.cu stores gpu_sgemm in TFLOP/s: 5e12 flop/s
+  // against 50 TFLOP/s is 0.1, not 100. A unit we cannot convert gets no row
+  // rather than a guessed one.
+  std::vector<Result> rows = {Result{.case_name = "gemm/cuda", .backend = "cuda",
+                                     .metric = "flops", .value = 5e12}};
+  const std::vector<Ceiling> tflops = {{"gpu_sgemm", 50, "TFLOP/s"}};
+  AddCeilingFractions(tflops, &rows);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[1].value, 0.1);
+
+  std::vector<Result> odd = {rows[0]};
+  const std::vector<Ceiling> furlongs = {{"gpu_sgemm", 50, "furlongs/fortnight"}};
+  AddCeilingFractions(furlongs, &odd);
+  EXPECT_EQ(odd.size(), 1u);
+}
+
 TEST(ReporterTest, RealBenchmarkRunIsRecorded) {
   benchmark::RegisterBenchmark("reportertest/manual/cpu", [](benchmark::State& state) {
     for (auto _ : state) state.SetIterationTime(0.001);  // exactly 1 ms per iteration

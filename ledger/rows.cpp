@@ -50,10 +50,6 @@ class Columns {
   const char* problem_ = nullptr;
 };
 
-std::string_view Sv(const std::string& s) { return s; }
-
-std::string OwnedString(std::string_view v) { return std::string(v); }
-
 }  // namespace
 
 const char* ReadResult(const sql::Stmt& s, StoredResult* out) {
@@ -151,21 +147,17 @@ void BindResult(sql::Stmt& insert, int64_t run_id, const ResultView& r,
   insert.BindText(8, r.metric);
   insert.BindText(9, r.unit);
   insert.BindText(10, r.direction);
-  insert.BindReal(11, CanonicalReal(r.value));
-  insert.BindReal(12, CanonicalReal(r.ci_low));
-  insert.BindReal(13, CanonicalReal(r.ci_high));
+  insert.BindOptReal(11, CanonicalReal(r.value));
+  insert.BindOptReal(12, CanonicalReal(r.ci_low));
+  insert.BindOptReal(13, CanonicalReal(r.ci_high));
   insert.BindInt(14, r.n);
   insert.BindBlob(15, r.samples);
   insert.BindText(16, r.input_hash);
   insert.BindText(17, r.output_hash);
   insert.BindInt(18, r.threads);
-  insert.BindReal(19, CanonicalReal(r.energy_j));
-  if (r.energy_source) {
-    insert.BindText(20, *r.energy_source);
-  } else {
-    insert.BindNull(20);
-  }
-  insert.BindReal(21, CanonicalReal(r.energy_window_s));
+  insert.BindOptReal(19, CanonicalReal(r.energy_j));
+  insert.BindOptText(20, r.energy_source);
+  insert.BindOptReal(21, CanonicalReal(r.energy_window_s));
   insert.BindText(22, content_hash);
 }
 
@@ -185,10 +177,10 @@ void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
   insert.BindText(12, c.criterion);
   insert.BindText(13, c.scale);
   insert.BindText(14, c.verdict);
-  insert.BindReal(15, CanonicalReal(c.value));
-  insert.BindReal(16, CanonicalReal(c.ci_low));
-  insert.BindReal(17, CanonicalReal(c.ci_high));
-  insert.BindReal(18, CanonicalReal(c.confidence));
+  insert.BindOptReal(15, CanonicalReal(c.value));
+  insert.BindOptReal(16, CanonicalReal(c.ci_low));
+  insert.BindOptReal(17, CanonicalReal(c.ci_high));
+  insert.BindOptReal(18, CanonicalReal(c.confidence));
   insert.BindText(19, c.reason);
   insert.BindText(20, c.requirements_json);
   insert.BindText(21, content_hash);
@@ -208,18 +200,10 @@ void BindRun(sql::Stmt& insert, const RunView& run, std::string_view host, int64
   insert.BindText(10, run.platform_json);
   insert.BindText(11, run.build_json);
   insert.BindText(12, run.started_at);
-  if (run.finished_at) {
-    insert.BindText(13, *run.finished_at);
-  } else {
-    insert.BindNull(13);
-  }
+  insert.BindOptText(13, run.finished_at);
   insert.BindText(14, host);
   insert.BindInt(15, pid);
-  if (pid_start) {
-    insert.BindInt(16, *pid_start);
-  } else {
-    insert.BindNull(16);
-  }
+  insert.BindOptInt(16, pid_start);
 }
 
 CanonicalResult::CanonicalResult(const Result& r, int64_t seq)
@@ -229,7 +213,7 @@ CanonicalResult::CanonicalResult(const Result& r, int64_t seq)
   view_.suite = r.suite;
   view_.case_name = r.case_name;
   view_.backend = r.backend;
-  view_.params_json = Sv(params_json_);
+  view_.params_json = params_json_;
   view_.metric = r.metric;
   view_.unit = r.unit;
   view_.direction = r.direction;
@@ -237,7 +221,7 @@ CanonicalResult::CanonicalResult(const Result& r, int64_t seq)
   view_.ci_low = CanonicalReal(r.ci_low);
   view_.ci_high = CanonicalReal(r.ci_high);
   view_.n = r.n;
-  view_.samples = Sv(samples_);
+  view_.samples = samples_;
   view_.input_hash = r.input_hash;
   view_.output_hash = r.output_hash;
   view_.threads = r.threads;
@@ -266,27 +250,63 @@ CanonicalClaim::CanonicalClaim(const ClaimRow& c, int64_t seq)
   view_.ci_high = CanonicalReal(c.ci_high);
   view_.confidence = CanonicalReal(c.confidence);
   view_.reason = c.reason;
-  view_.requirements_json = Sv(requirements_json_);
+  view_.requirements_json = requirements_json_;
+}
+
+OwnedRun OwnedRun::Copy(const RunView& v) {
+  OwnedRun run;
+  run.run_uuid = v.run_uuid;
+  run.status = v.status;
+  run.command = v.command;
+  run.profile = v.profile;
+  run.seed = v.seed;
+  run.git_commit = v.git_commit;
+  run.git_dirty = v.git_dirty;
+  run.source_hash = v.source_hash;
+  run.platform_hash = v.platform_hash;
+  run.platform_json = v.platform_json;
+  run.build_json = v.build_json;
+  run.started_at = v.started_at;
+  if (v.finished_at) run.finished_at = std::string(*v.finished_at);
+  return run;
+}
+
+RunView OwnedRun::View() const {
+  RunView v;
+  v.run_uuid = run_uuid;
+  v.status = status;
+  v.command = command;
+  v.profile = profile;
+  v.seed = seed;
+  v.git_commit = git_commit;
+  v.git_dirty = git_dirty;
+  v.source_hash = source_hash;
+  v.platform_hash = platform_hash;
+  v.platform_json = platform_json;
+  v.build_json = build_json;
+  v.started_at = started_at;
+  if (finished_at) v.finished_at = std::string_view(*finished_at);
+  return v;
 }
 
 Result ToResult(const ResultView& v) {
   Result r;
-  r.suite = OwnedString(v.suite);
-  r.case_name = OwnedString(v.case_name);
-  r.backend = OwnedString(v.backend);
+  r.suite = v.suite;
+  r.case_name = v.case_name;
+  r.backend = v.backend;
   r.params = nlohmann::json::parse(v.params_json, nullptr, /*allow_exceptions=*/false);
-  r.metric = OwnedString(v.metric);
-  r.unit = OwnedString(v.unit);
-  r.direction = OwnedString(v.direction);
+  r.metric = v.metric;
+  r.unit = v.unit;
+  r.direction = v.direction;
   r.value = v.value.value_or(std::numeric_limits<double>::quiet_NaN());
   r.ci_low = v.ci_low;
   r.ci_high = v.ci_high;
   r.n = v.n;
   r.samples = SamplesFromBlob(v.samples);
-  r.input_hash = OwnedString(v.input_hash);
-  r.output_hash = OwnedString(v.output_hash);
+  r.input_hash = v.input_hash;
+  r.output_hash = v.output_hash;
   r.energy_j = v.energy_j;
-  r.energy_source = OwnedString(v.energy_source.value_or(""));
+  r.energy_source = std::string(v.energy_source.value_or(""));
   r.energy_window_s = v.energy_window_s;
   r.threads = static_cast<int>(v.threads);
   return r;
@@ -294,23 +314,23 @@ Result ToResult(const ResultView& v) {
 
 ClaimRow ToClaimRow(const ClaimView& v) {
   ClaimRow c;
-  c.claim_id = OwnedString(v.claim_id);
-  c.suite = OwnedString(v.suite);
-  c.paper = OwnedString(v.paper);
-  c.section = OwnedString(v.section);
-  c.statement = OwnedString(v.statement);
-  c.paper_value = OwnedString(v.paper_value);
-  c.paper_setting = OwnedString(v.paper_setting);
-  c.our_setting = OwnedString(v.our_setting);
-  c.metric = OwnedString(v.metric);
-  c.criterion = OwnedString(v.criterion);
-  c.scale = OwnedString(v.scale);
-  c.verdict = OwnedString(v.verdict);
+  c.claim_id = v.claim_id;
+  c.suite = v.suite;
+  c.paper = v.paper;
+  c.section = v.section;
+  c.statement = v.statement;
+  c.paper_value = v.paper_value;
+  c.paper_setting = v.paper_setting;
+  c.our_setting = v.our_setting;
+  c.metric = v.metric;
+  c.criterion = v.criterion;
+  c.scale = v.scale;
+  c.verdict = v.verdict;
   c.value = v.value;
   c.ci_low = v.ci_low;
   c.ci_high = v.ci_high;
   c.confidence = v.confidence.value_or(std::numeric_limits<double>::quiet_NaN());
-  c.reason = OwnedString(v.reason);
+  c.reason = v.reason;
   c.requirements = nlohmann::json::parse(v.requirements_json, nullptr, false);
   return c;
 }

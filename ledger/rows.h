@@ -144,6 +144,22 @@ class CanonicalClaim {
   ClaimView view_;
 };
 
+// A run's hashed meta owning its bytes: for a run kept after its statement
+// has moved on (Verify) or decoded from text (Import). Runs are few, so the
+// copies cost nothing next to the rows.
+struct OwnedRun {
+  std::string run_uuid, status, command, profile, git_commit, source_hash, platform_hash;
+  std::string platform_json, build_json, started_at;  // *_json: canonical JSON text
+  std::optional<std::string> finished_at;
+  int64_t seed = 0;  // the uint64 seed's bit pattern
+  int64_t git_dirty = 0;
+
+  static OwnedRun Copy(const RunView& v);
+  // Points into this object: valid while it lives unchanged.
+  RunView View() const;
+};
+
+// Owning copies of stored rows, as the public API returns them.
 Result ToResult(const ResultView& v);
 ClaimRow ToClaimRow(const ClaimView& v);
 

@@ -8,12 +8,20 @@
 // lower-case hex text so that the sqlite3 shell shows them as they are printed.
 #include "ledger/schema.h"
 
+#include <iterator>
 #include <string>
 
 #include "ledger/ledger.h"
 
 namespace cb::ledger {
 namespace {
+
+// Step k has version k; the last step's version is kSchemaVersion.
+struct Migration {
+  int version;       // user_version after this step
+  const char* what;  // one line, for error messages
+  const char* sql;
+};
 
 // Version 1: runs, their results and claim verdicts.
 //
@@ -157,19 +165,7 @@ constexpr Migration kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 
-void ExecStep(sql::Db& db, const Migration& m) {
-  char* err = nullptr;
-  if (sqlite3_exec(db.get(), m.sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string what = err != nullptr ? err : sqlite3_errmsg(db.get());
-    sqlite3_free(err);
-    db.Fail("migrating to schema version " + std::to_string(m.version) + " (" + m.what +
-            ") failed: " + what);
-  }
-}
-
 }  // namespace
-
-std::span<const Migration> Migrations() { return kMigrations; }
 
 int CheckedSchemaVersion(sql::Db& db) {
   // The first statement on a connection reads the header and the schema, so a
@@ -202,11 +198,13 @@ void Migrate(sql::Db& db, int target) {
     // Another process may have migrated between the check and the lock.
     const int from = CheckedSchemaVersion(db);
     for (const Migration& m : kMigrations) {
-      if (m.version > from && m.version <= target) ExecStep(db, m);
+      if (m.version > from && m.version <= target) {
+        db.Exec(m.sql, "migrating to schema version " + std::to_string(m.version) + " (" + m.what +
+                           ") failed");
+      }
     }
-    if (from < target) {
-      db.Exec(("PRAGMA user_version = " + std::to_string(target)).c_str());
-    }
+    // PRAGMA takes no bound parameters; `target` is an int, so this is safe.
+    if (from < target) db.Exec(("PRAGMA user_version = " + std::to_string(target)).c_str());
     db.Exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -17,20 +17,9 @@
 #ifndef CB_LEDGER_SCHEMA_H_
 #define CB_LEDGER_SCHEMA_H_
 
-#include <span>
-
 #include "ledger/sqlite.h"
 
 namespace cb::ledger {
-
-struct Migration {
-  int version;        // user_version after this step
-  const char* what;   // one line, for error messages
-  const char* sql;
-};
-
-// Step k has version k; the last step's version is kSchemaVersion.
-std::span<const Migration> Migrations();
 
 // Brings `db` up to `target` (default kSchemaVersion) in one BEGIN IMMEDIATE
 // transaction, so a concurrent opener either sees the old file or the fully

@@ -51,20 +51,16 @@ Db& Db::operator=(Db&& other) noexcept {
 // order in which members are destroyed does not matter.
 Db::~Db() { sqlite3_close_v2(db_); }
 
-void Db::Exec(const char* sql) {
+void Db::Exec(const char* sql, std::string_view context) {
   char* err = nullptr;
   if (const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
     NoteFailure(rc);
-    std::string what = err != nullptr ? err : sqlite3_errmsg(db_);
+    std::string what(context);
+    if (!what.empty()) what += ": ";
+    what += err != nullptr ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     Fail(what);
   }
-}
-
-int64_t Db::QueryInt(const char* sql) {
-  Stmt stmt(*this, sql);
-  if (!stmt.Step()) Fail(std::string("no row from: ") + sql);
-  return stmt.Int(0);
 }
 
 void Db::Fail(std::string_view what) const { throw LedgerError(ErrorLine(label_, what)); }
@@ -92,20 +88,32 @@ void Stmt::Reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-void Stmt::BindNull(int i) { sqlite3_bind_null(stmt_, i); }
 void Stmt::BindInt(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
 void Stmt::BindReal(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
-void Stmt::BindReal(int i, std::optional<double> v) {
+void Stmt::BindOptReal(int i, std::optional<double> v) {
   if (v) {
     sqlite3_bind_double(stmt_, i, *v);
   } else {
     sqlite3_bind_null(stmt_, i);
   }
 }
-// SQLITE_STATIC: callers keep the bytes alive until the statement has run,
-// which saves a copy per bound field on the insert path.
+void Stmt::BindOptInt(int i, std::optional<int64_t> v) {
+  if (v) {
+    sqlite3_bind_int64(stmt_, i, *v);
+  } else {
+    sqlite3_bind_null(stmt_, i);
+  }
+}
+// SQLITE_STATIC saves a copy per bound field on the insert path.
 void Stmt::BindText(int i, std::string_view v) {
   sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+}
+void Stmt::BindOptText(int i, std::optional<std::string_view> v) {
+  if (v) {
+    BindText(i, *v);
+  } else {
+    sqlite3_bind_null(stmt_, i);
+  }
 }
 void Stmt::BindBlob(int i, std::string_view bytes) {
   // A zero-length blob from a null pointer would be stored as NULL.

@@ -36,13 +36,10 @@ class Db {
   ~Db();
 
   sqlite3* get() const { return db_; }
-  // The name errors use (normally the path the user gave).
-  const std::string& label() const { return label_; }
 
-  // Runs one or more statements that return no rows we need.
-  void Exec(const char* sql);
-  // Runs a statement returning one integer (e.g. "PRAGMA user_version").
-  int64_t QueryInt(const char* sql);
+  // Runs one or more statements that return no rows we need. A failure
+  // throws "<context>: <SQLite's message>" (just the message without one).
+  void Exec(const char* sql, std::string_view context = {});
 
   // True when the last failure on this connection was SQLITE_BUSY (the lock
   // was held past the busy timeout, or SQLite chose not to wait, as it does
@@ -74,12 +71,17 @@ class Stmt {
   // Makes the statement ready for new bindings (keeps it compiled).
   void Reset();
 
-  void BindNull(int i);
+  // Text and blobs are bound without a copy (SQLITE_STATIC): their bytes
+  // must stay alive until the statement has run.
   void BindInt(int i, int64_t v);
   void BindReal(int i, double v);
-  void BindReal(int i, std::optional<double> v);  // nullopt -> NULL
   void BindText(int i, std::string_view v);
   void BindBlob(int i, std::string_view bytes);
+  // nullopt binds NULL. (Named apart from the plain binders: a std::string
+  // argument would convert equally well to string_view and to its optional.)
+  void BindOptInt(int i, std::optional<int64_t> v);
+  void BindOptReal(int i, std::optional<double> v);
+  void BindOptText(int i, std::optional<std::string_view> v);
 
   // Steps once: true when a row is available, false when done. Errors throw.
   bool Step();
@@ -94,8 +96,6 @@ class Stmt {
   std::string_view Text(int c) const;
   std::string_view Blob(int c) const;
   std::string String(int c) const { return std::string(Text(c)); }
-
-  sqlite3_stmt* get() const { return stmt_; }
 
  private:
   Db* db_;

@@ -4,6 +4,7 @@
 // content-addressed generator artifacts, gate decisions with their statistics,
 // and the model-endpoint response cache. None of them is part of a run's
 // hash: they are caches and derived verdicts that can be recomputed.
+#include "ledger/canonical.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_impl.h"
 #include "ledger/writer.h"
@@ -39,12 +40,8 @@ nlohmann::json ParseStored(std::string_view text) {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
-std::string Json(const Ledger::Impl& d, const nlohmann::json& j, std::string_view what) {
-  try {
-    return CanonicalJson(j);
-  } catch (const LedgerError& e) {
-    d.Fail(std::string(what) + ": " + e.what());
-  }
+std::string Json(const Ledger::Impl& d, const nlohmann::json& j, const std::string& what) {
+  return d.NamingTheFile(what, [&] { return CanonicalJson(j); });
 }
 
 }  // namespace
@@ -138,16 +135,12 @@ int64_t Ledger::AddDecision(const Decision& dec) {
   s.BindText(5, dec.metric);
   s.BindText(6, dec.verdict);
   s.BindText(7, dec.test);
-  if (dec.n) {
-    s.BindInt(8, *dec.n);
-  } else {
-    s.BindNull(8);
-  }
-  s.BindReal(9, CanonicalReal(dec.p));
-  s.BindReal(10, CanonicalReal(dec.effect));
-  s.BindReal(11, CanonicalReal(dec.ci_low));
-  s.BindReal(12, CanonicalReal(dec.ci_high));
-  s.BindReal(13, CanonicalReal(dec.threshold));
+  s.BindOptInt(8, dec.n);
+  s.BindOptReal(9, CanonicalReal(dec.p));
+  s.BindOptReal(10, CanonicalReal(dec.effect));
+  s.BindOptReal(11, CanonicalReal(dec.ci_low));
+  s.BindOptReal(12, CanonicalReal(dec.ci_high));
+  s.BindOptReal(13, CanonicalReal(dec.threshold));
   s.BindText(14, dec.policy_version);
   s.BindText(15, detail);
   s.BindText(16, now);

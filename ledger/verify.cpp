@@ -27,38 +27,14 @@
 namespace cb::ledger {
 namespace {
 
-struct SeqHash {
-  int64_t seq;
-  Hash128 hash;
-};
-
-// A run's meta copied out of the statement (runs are few; rows are many).
+// A run as Verify keeps it: its meta copied out of the statement, its seal,
+// and the (seq, content_hash) of each of its rows that checked out.
 struct RunRecord {
   int64_t id = 0;
-  std::string run_uuid, status, command, profile, git_commit, source_hash, platform_hash;
-  std::string platform_json, build_json, started_at;
-  std::optional<std::string> finished_at, run_hash, chain_hash;
-  int64_t seed = 0, git_dirty = 0;
+  OwnedRun meta;
+  std::optional<std::string> run_hash, chain_hash;
   std::optional<int64_t> chain_seq;
   std::vector<SeqHash> results, claims;
-
-  RunView View() const {
-    RunView v;
-    v.run_uuid = run_uuid;
-    v.status = status;
-    v.command = command;
-    v.profile = profile;
-    v.seed = seed;
-    v.git_commit = git_commit;
-    v.git_dirty = git_dirty;
-    v.source_hash = source_hash;
-    v.platform_hash = platform_hash;
-    v.platform_json = platform_json;
-    v.build_json = build_json;
-    v.started_at = started_at;
-    if (finished_at) v.finished_at = std::string_view(*finished_at);
-    return v;
-  }
 };
 
 std::optional<std::string> OptString(std::optional<std::string_view> v) {
@@ -71,13 +47,8 @@ std::string RowName(const char* table, int64_t id, int64_t run_id) {
          ")";
 }
 
-std::vector<Hash128> Ordered(std::vector<SeqHash>& rows) {
-  std::sort(rows.begin(), rows.end(), [](const SeqHash& a, const SeqHash& b) { return a.seq < b.seq; });
-  std::vector<Hash128> hashes;
-  hashes.reserve(rows.size());
-  for (const SeqHash& r : rows) hashes.push_back(r.hash);
-  return hashes;
-}
+// Claims have no encoding versions, so nothing can make one unencodable.
+std::string NoProblem(const ClaimView&) { return {}; }
 
 class Verifier {
  public:
@@ -86,8 +57,10 @@ class Verifier {
   VerifyReport Run() {
     ReadSnapshot snapshot(d_);
     ScanRuns();
-    ScanResults();
-    ScanClaims();
+    ScanRows(kSelectAllResults, "results", ReadResult, ResultViewProblem, ResultHash,
+             &RunRecord::results, &report_.results);
+    ScanRows(kSelectAllClaims, "claims", ReadClaim, NoProblem, ClaimHash, &RunRecord::claims,
+             &report_.claims);
     CheckRunsAndChain();
     return report_;
   }
@@ -116,21 +89,8 @@ class Verifier {
       const std::string name = "run " + std::to_string(row.id);
       if (bad != nullptr) Fail(name + ": column '" + bad + "' has the wrong type");
       RunRecord& r = runs_[row.id];
-      const RunView& v = row.view;
       r.id = row.id;
-      r.run_uuid = v.run_uuid;
-      r.status = v.status;
-      r.command = v.command;
-      r.profile = v.profile;
-      r.seed = v.seed;
-      r.git_commit = v.git_commit;
-      r.git_dirty = v.git_dirty;
-      r.source_hash = v.source_hash;
-      r.platform_hash = v.platform_hash;
-      r.platform_json = v.platform_json;
-      r.build_json = v.build_json;
-      r.started_at = v.started_at;
-      r.finished_at = OptString(v.finished_at);
+      r.meta = OwnedRun::Copy(row.view);
       r.run_hash = OptString(row.run_hash);
       r.chain_hash = OptString(row.chain_hash);
       r.chain_seq = row.chain_seq;
@@ -138,10 +98,11 @@ class Verifier {
       if (!sealed) ++report_.unsealed_runs;
       // FinishRun sets status, run_hash and chain in one transaction, so any
       // other combination is a hand edit.
-      if (sealed && r.status == "running") {
+      const std::string& status = r.meta.status;
+      if (sealed && status == "running") {
         Fail(name + ": sealed but its status is 'running'");
-      } else if (!sealed && r.status != "running") {
-        Fail(name + ": status '" + r.status + "' but not sealed (run_hash missing)");
+      } else if (!sealed && status != "running") {
+        Fail(name + ": status '" + status + "' but not sealed (run_hash missing)");
       } else if (sealed != (r.chain_hash.has_value() && r.chain_seq.has_value())) {
         Fail(name + ": run_hash and chain columns are inconsistent");
       }
@@ -149,62 +110,43 @@ class Verifier {
     s.Reset();
   }
 
-  void ScanResults() {
-    sql::Stmt& s = d_.Prepare(kSelectAllResults);
-    StoredResult row;
+  // Streams one row table (results or claims): each row's column types, its
+  // run, whether its hash_version can encode it (`problem`) and its
+  // content_hash are checked, and a row that passes is filed under its run
+  // (`filed`) for the run_hash check. Rows are counted even after the first
+  // error, so the report's counts stay whole.
+  template <typename Stored, typename View>
+  void ScanRows(const char* select_sql, const char* table,
+                const char* (*read)(const sql::Stmt&, Stored*),
+                std::string (*problem)(const View&), Hash128 (*hash)(const View&, std::string*),
+                std::vector<SeqHash> RunRecord::*filed, int64_t* count) {
+    sql::Stmt& s = d_.Prepare(select_sql);
+    Stored row;
     while (s.Step()) {
-      ++report_.results;
-      const char* bad = ReadResult(s, &row);
-      if (!report_.ok) continue;  // keep counting, the first error is taken
-      if (bad != nullptr) {
-        Fail(RowName("results", row.id, row.run_id) + ": column '" + bad + "' has the wrong type");
-        continue;
-      }
-      RunRecord* run = FindRun(row.run_id);
-      if (run == nullptr) {
-        Fail("results row " + std::to_string(row.id) + ": its run " + std::to_string(row.run_id) +
-             " does not exist");
-        continue;
-      }
-      if (std::string problem = ResultViewProblem(row.view); !problem.empty()) {
-        Fail(RowName("results", row.id, row.run_id) + ": " + problem);
-        continue;
-      }
-      const Hash128 computed = ResultHash(row.view, &scratch_);
-      const auto stored = Hash128::FromHex(row.content_hash);
-      if (!stored || !(*stored == computed)) {
-        Fail(RowName("results", row.id, row.run_id) + ": content_hash mismatch");
-        continue;
-      }
-      run->results.push_back({row.view.seq, computed});
-    }
-    s.Reset();
-  }
-
-  void ScanClaims() {
-    sql::Stmt& s = d_.Prepare(kSelectAllClaims);
-    StoredClaim row;
-    while (s.Step()) {
-      ++report_.claims;
-      const char* bad = ReadClaim(s, &row);
+      ++*count;
+      const char* bad = read(s, &row);
       if (!report_.ok) continue;
       if (bad != nullptr) {
-        Fail(RowName("claims", row.id, row.run_id) + ": column '" + bad + "' has the wrong type");
+        Fail(RowName(table, row.id, row.run_id) + ": column '" + bad + "' has the wrong type");
         continue;
       }
       RunRecord* run = FindRun(row.run_id);
       if (run == nullptr) {
-        Fail("claims row " + std::to_string(row.id) + ": its run " + std::to_string(row.run_id) +
-             " does not exist");
+        Fail(std::string(table) + " row " + std::to_string(row.id) + ": its run " +
+             std::to_string(row.run_id) + " does not exist");
         continue;
       }
-      const Hash128 computed = ClaimHash(row.view, &scratch_);
+      if (std::string why = problem(row.view); !why.empty()) {
+        Fail(RowName(table, row.id, row.run_id) + ": " + why);
+        continue;
+      }
+      const Hash128 computed = hash(row.view, &scratch_);
       const auto stored = Hash128::FromHex(row.content_hash);
       if (!stored || !(*stored == computed)) {
-        Fail(RowName("claims", row.id, row.run_id) + ": content_hash mismatch");
+        Fail(RowName(table, row.id, row.run_id) + ": content_hash mismatch");
         continue;
       }
-      run->claims.push_back({row.view.seq, computed});
+      (run->*filed).push_back({row.view.seq, computed});
     }
     s.Reset();
   }
@@ -221,7 +163,8 @@ class Verifier {
     for (RunRecord* run : sealed) {
       if (!report_.ok) return;
       const std::string name = "run " + std::to_string(run->id);
-      const Hash128 computed = RunHash(run->View(), Ordered(run->results), Ordered(run->claims));
+      const Hash128 computed = RunHash(run->meta.View(), HashesInSeqOrder(run->results),
+                                       HashesInSeqOrder(run->claims));
       const auto stored = Hash128::FromHex(*run->run_hash);
       if (!stored || !(*stored == computed)) {
         Fail(name + ": run_hash mismatch (rows missing or changed)");

@@ -1,8 +1,8 @@
 // File: ledger/verify_test.cpp
 // -----------------------------------------------------------------------------
 // Verify() on a clean ledger, and after the hand edits it exists to catch:
-// each edit is made with the sqlite3 shell on the closed file, as a person
-// would, and Verify must name the first damaged row or run.
+// each edit is plain SQL on the closed file, as a person with the sqlite3
+// shell would make it, and Verify must name the first damaged row or run.
 #include <gtest/gtest.h>
 
 #include "ledger/ledger.h"
@@ -12,7 +12,7 @@ namespace cb::ledger {
 namespace {
 
 using testutil::AddSealedRun;
-using testutil::Sqlite3Shell;
+using testutil::ExecSql;
 using testutil::TempDir;
 
 class VerifyTest : public ::testing::Test {
@@ -27,7 +27,7 @@ class VerifyTest : public ::testing::Test {
 
   VerifyReport VerifyNow() { return Ledger::Open(path_).Verify(); }
 
-  void Edit(const std::string& sql) { ASSERT_EQ(Sqlite3Shell(path_, sql), 0) << sql; }
+  void Edit(const std::string& sql) { ASSERT_EQ(ExecSql(path_, sql), "") << sql; }
 
   TempDir dir_;
   std::string path_;
@@ -87,13 +87,13 @@ TEST_F(VerifyTest, DeletedRowNamesTheRun) {
 TEST_F(VerifyTest, RowSlippedIntoASealedRunNamesTheRun) {
   // The guard trigger refuses this through any connection; someone who drops
   // it first still cannot get past the run_hash.
-  EXPECT_NE(Sqlite3Shell(path_,
-                         "INSERT INTO results (run_id, seq, suite, case_name, backend, "
-                         "params_json, metric, unit, direction, value, n, samples, input_hash, "
-                         "output_hash, threads, content_hash) SELECT 1, 99, suite, case_name, "
-                         "backend, params_json, metric, unit, direction, value, n, samples, "
-                         "input_hash, output_hash, threads, content_hash FROM results WHERE id = 1"),
-            0)
+  EXPECT_EQ(ExecSql(path_,
+                    "INSERT INTO results (run_id, seq, suite, case_name, backend, params_json, "
+                    "metric, unit, direction, value, n, samples, input_hash, output_hash, "
+                    "threads, content_hash) SELECT 1, 99, suite, case_name, backend, "
+                    "params_json, metric, unit, direction, value, n, samples, input_hash, "
+                    "output_hash, threads, content_hash FROM results WHERE id = 1"),
+            "the run is sealed")
       << "the sealed-run guard trigger should have refused the insert";
   EXPECT_TRUE(VerifyNow().ok);
   Edit("DROP TRIGGER results_sealed_guard; "

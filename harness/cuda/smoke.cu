@@ -14,6 +14,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device_buffer.cuh"
 #include "harness/cuda/event_timer.cuh"
+#include "harness/cuda/l2_flush.cuh"
 
 namespace cb::harness::cuda_internal {
 namespace {
@@ -73,6 +74,11 @@ std::vector<double> SmokeTimeSaxpy(std::size_t n, int warmup, int repetitions, b
         CB_CUDA_CHECK_LAUNCH();
       },
       warmup, repetitions, cold);
+}
+
+L2FlushSize SmokeL2FlushSize() {
+  const L2Flush flush;
+  return L2FlushSize{flush.l2_bytes(), flush.bytes()};
 }
 
 }  // namespace cb::harness::cuda_internal

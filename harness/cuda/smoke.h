@@ -3,7 +3,7 @@
 // Host-callable CUDA smoke checks (harness/cuda/smoke.cu, CUDA builds only):
 // a tiny saxpy and deliberate failures that prove the toolchain path end to
 // end — nvcc-built kernel, static runtime, DeviceBuffer, poison, the
-// CB_CUDA_CHECK family and the event timer. Used by harness/cuda_smoke_test.cpp.
+// CB_CUDA_CHECK family, the event timer and the L2 flush. Used by harness/cuda_smoke_test.cpp.
 #ifndef CB_HARNESS_CUDA_SMOKE_H_
 #define CB_HARNESS_CUDA_SMOKE_H_
 
@@ -31,6 +31,13 @@ std::vector<float> SmokePoisonedReadback(std::size_t n);
 
 // TimeKernel over a saxpy of n elements: per-repetition seconds.
 std::vector<double> SmokeTimeSaxpy(std::size_t n, int warmup, int repetitions, bool cold);
+
+// What an L2Flush on the current device sized itself to.
+struct L2FlushSize {
+  int l2_bytes = 0;             // cudaDevAttrL2CacheSize
+  std::size_t scratch_bytes = 0;  // the buffer each Flush() writes
+};
+L2FlushSize SmokeL2FlushSize();
 
 }  // namespace cb::harness::cuda_internal
 

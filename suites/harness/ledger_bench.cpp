@@ -106,79 +106,101 @@ Result BenchRow(int i) {
   return r;
 }
 
-void BM_LedgerInsert(benchmark::State& state) {
+// Runs `body(ledger, run)` on a fresh ledger holding one open run. Failing to
+// set it up, or a write failing, is reported as the benchmark's error rather
+// than ending the whole benchmark binary.
+template <typename Body>
+void WithOpenRun(benchmark::State& state, const char* file, Body&& body) {
   ScratchDir dir;
   if (!dir.ok()) {
     state.SkipWithError("cannot create a temporary directory");
     return;
   }
-  Ledger ledger = Ledger::Open(dir.File("insert.db"));
-  const int64_t run = ledger.BeginRun(BenchMeta());
+  try {
+    Ledger ledger = Ledger::Open(dir.File(file));
+    body(ledger, ledger.BeginRun(BenchMeta()));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void BM_LedgerInsert(benchmark::State& state) {
   std::vector<Result> rows;
   for (int i = 0; i < kInsertBatch; ++i) rows.push_back(BenchRow(i));
-  for (auto _ : state) {
-    ledger.BeginTransaction();
-    for (const Result& r : rows) ledger.AddResult(run, r);
-    ledger.Commit();
-  }
+  WithOpenRun(state, "insert.db", [&](Ledger& ledger, int64_t run) {
+    for (auto _ : state) {
+      ledger.BeginTransaction();
+      for (const Result& r : rows) ledger.AddResult(run, r);
+      ledger.Commit();
+    }
+  });
   state.SetItemsProcessed(state.iterations() * kInsertBatch);
 }
 BENCHMARK(BM_LedgerInsert)->Name("harness/ledger_insert")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LedgerRecordOne(benchmark::State& state) {
-  ScratchDir dir;
-  if (!dir.ok()) {
-    state.SkipWithError("cannot create a temporary directory");
-    return;
-  }
-  Ledger ledger = Ledger::Open(dir.File("record.db"));
-  const int64_t run = ledger.BeginRun(BenchMeta());
-  // The path a claim's ctx.Record() takes in `claimbench run`: context, sink,
-  // its own transaction and commit.
-  cb::harness::ClaimContext ctx(cb::harness::Profile::kQuick, 1, {cb::harness::Backend::kCpu},
-                                cb::ledger::LedgerSink(ledger, run, "harness"));
   const Result row = BenchRow(7);
-  for (auto _ : state) ctx.Record(row);
+  WithOpenRun(state, "record.db", [&](Ledger& ledger, int64_t run) {
+    // The path a claim's ctx.Record() takes in `claimbench run`: context,
+    // sink, its own transaction and commit.
+    cb::harness::ClaimContext ctx(cb::harness::Profile::kQuick, 1, {cb::harness::Backend::kCpu},
+                                  cb::ledger::LedgerSink(ledger, run, "harness"));
+    for (auto _ : state) ctx.Record(row);
+  });
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_LedgerRecordOne)->Name("harness/ledger_record_one")->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// The 200k-row ledger, built on first use and shared by every repetition.
-struct VerifyFixture {
-  ScratchDir dir;
-  std::unique_ptr<Ledger> ledger;
+// The 200k-row ledger that BM_LedgerVerify reads. Built once, on first use,
+// and shared by every repetition; destroyed at exit, the ledger closing
+// before its directory goes.
+class VerifyFixture {
+ public:
+  VerifyFixture() {
+    if (!dir_.ok()) {
+      error_ = "cannot create a temporary directory";
+      return;
+    }
+    try {
+      auto ledger = std::make_unique<Ledger>(Ledger::Open(dir_.File("verify.db")));
+      std::vector<Result> rows;
+      for (int i = 0; i < kVerifyRowsPerRun; ++i) rows.push_back(BenchRow(i));
+      for (int done = 0; done < kVerifyRows; done += kVerifyRowsPerRun) {
+        const int64_t run = ledger->BeginRun(BenchMeta());
+        ledger->AddResults(run, rows);
+        ledger->FinishRun(run, cb::ledger::RunStatus::kComplete);
+      }
+      ledger_ = std::move(ledger);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+
+  static VerifyFixture& Shared() {
+    static VerifyFixture fixture;
+    return fixture;
+  }
+
+  Ledger* ledger() const { return ledger_.get(); }  // null when it could not be built
+  const std::string& error() const { return error_; }
+
+ private:
+  ScratchDir dir_;
+  std::unique_ptr<Ledger> ledger_;
+  std::string error_;
 };
 
-VerifyFixture& SharedVerifyFixture() {
-  // Destroyed at exit: the ledger closes first, then the directory goes.
-  static VerifyFixture fixture;
-  static const bool built = [] {
-    if (!fixture.dir.ok()) return false;
-    fixture.ledger = std::make_unique<Ledger>(Ledger::Open(fixture.dir.File("verify.db")));
-    std::vector<Result> rows;
-    for (int i = 0; i < kVerifyRowsPerRun; ++i) rows.push_back(BenchRow(i));
-    for (int done = 0; done < kVerifyRows; done += kVerifyRowsPerRun) {
-      const int64_t run = fixture.ledger->BeginRun(BenchMeta());
-      fixture.ledger->AddResults(run, rows);
-      fixture.ledger->FinishRun(run, cb::ledger::RunStatus::kComplete);
-    }
-    return true;
-  }();
-  (void)built;
-  return fixture;
-}
-
 void BM_LedgerVerify(benchmark::State& state) {
-  VerifyFixture& f = SharedVerifyFixture();
-  if (!f.ledger) {
-    state.SkipWithError("cannot create a temporary directory");
+  Ledger* ledger = VerifyFixture::Shared().ledger();
+  if (ledger == nullptr) {
+    state.SkipWithError(VerifyFixture::Shared().error().c_str());
     return;
   }
   for (auto _ : state) {
-    const cb::ledger::VerifyReport rep = f.ledger->Verify();
+    const cb::ledger::VerifyReport rep = ledger->Verify();
     if (!rep.ok || rep.results != kVerifyRows) {
       state.SkipWithError(("verify failed: " + rep.first_error).c_str());
-      return;
+      break;
     }
   }
   state.SetItemsProcessed(state.iterations() * kVerifyRows);
