@@ -181,6 +181,35 @@ TEST_F(CliTest, ExportImportMergeRoundTrip) {
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
 }
 
+TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {
+  const Output o = Run({"bench", "--filter", "harness/linear_loop", "--repetitions", "2",
+                        "--min-time", "0.01", "--ledger", "b.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const Output show = Run({"ledger", "show", "latest", "--ledger", "b.db", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto run = nlohmann::json::parse(show.out);
+  EXPECT_EQ(run.at("status"), "complete");
+  EXPECT_EQ(run.at("profile"), "bench");
+  EXPECT_FALSE(run.at("ceilings").empty());
+  int times = 0, fractions = 0;
+  for (const auto& r : run.at("result_rows")) {
+    EXPECT_EQ(r.at("suite"), "harness");
+    if (r.at("metric") == "real_time") {
+      ++times;
+      EXPECT_EQ(r.at("n"), 2);  // one raw sample per repetition
+      EXPECT_GT(r.at("value").get<double>(), 0);
+    }
+    fractions += r.at("metric") == "bytes_per_second_fraction_of_cpu_copy_bandwidth";
+  }
+  // One time row and one fraction row per benchmark that --list names.
+  const Output list = Run({"bench", "--filter", "harness/linear_loop", "--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_GE(Lines(list.out), 2);
+  EXPECT_EQ(times, Lines(list.out));
+  EXPECT_EQ(fractions, Lines(list.out));
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
+}
+
 TEST_F(CliTest, UnavailableBackendChangesNothing) {
   const Output o = Run({"run", "--backend", "cuda", "--ledger", "x.db"});
   if (o.exit_code == 0) GTEST_SKIP() << "a CUDA device is available here";

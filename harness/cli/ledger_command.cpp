@@ -40,14 +40,16 @@ int Verify(const LedgerOptions& o) {
                                  {"results", rep.results},
                                  {"claims", rep.claims},
                                  {"unsealed_runs", rep.unsealed_runs},
+                                 {"chain_head", rep.chain_head},
                                  {"first_error", rep.first_error}})
                      .dump(2)
               << "\n";
   } else if (rep.ok) {
-    std::printf("ok: %lld runs (%lld unsealed), %lld results, %lld claims verified in %s\n",
+    std::printf("ok: %lld runs (%lld unsealed), %lld results, %lld claims verified in %s\n"
+                "chain head %s\n",
                 static_cast<long long>(rep.runs), static_cast<long long>(rep.unsealed_runs),
                 static_cast<long long>(rep.results), static_cast<long long>(rep.claims),
-                ledger.path().c_str());
+                ledger.path().c_str(), rep.chain_head.empty() ? "-" : rep.chain_head.c_str());
   } else {
     std::fprintf(stderr, "claimbench: ledger '%s' does not verify: %s\n", ledger.path().c_str(),
                  rep.first_error.c_str());
