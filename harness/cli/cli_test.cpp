@@ -219,9 +219,10 @@ TEST_F(CliTest, UnavailableBackendChangesNothing) {
 }
 
 TEST_F(CliTest, GpuClaimIsUnmeasurableWithoutTheCudaBackend) {
-  // With --backend cpu the GPU claim cannot run, on any machine.
+  // With --backend cpu the GPU claim cannot run, on any machine; --strict
+  // fails only NOT_REPRODUCED (1) and INCONCLUSIVE (2), not UNMEASURABLE.
   const Output o = Run({"run", "--claim", "harness.H6", "--backend", "cpu", "--profile", "smoke",
-                        "--json", "--ledger", "g.db"});
+                        "--json", "--strict", "--ledger", "g.db"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const auto claims = nlohmann::json::parse(o.out).at("claims");
   ASSERT_EQ(claims.size(), 1u);

@@ -96,21 +96,24 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   return row;
 }
 
-int Run(const RunOptions& o, const CommandLine& cmdline) {
-  const auto profile = h::ParseProfile(o.profile);
-  if (!profile) throw UsageError("--profile '" + o.profile + "': expected smoke, quick or full");
+// The backends --backend names: "all" = every available one; naming an
+// unavailable one is an error.
+std::vector<h::Backend> SelectBackends(const std::string& flag) {
   std::vector<h::Backend> backends;
-  if (o.backend == "all") {
+  if (flag == "all") {
     for (const auto b : h::AllBackends()) {
       if (h::Availability(b).ok) backends.push_back(b);
     }
-  } else if (const auto b = h::ParseBackend(o.backend)) {
-    const auto status = h::Availability(*b);
-    if (!status.ok) throw UsageError("--backend " + o.backend + ": unavailable: " + status.reason);
-    backends.push_back(*b);
-  } else {
-    throw UsageError("--backend '" + o.backend + "': expected cpu, cuda or all");
+    return backends;
   }
+  const auto b = h::ParseBackend(flag);
+  if (!b) throw UsageError("--backend '" + flag + "': expected cpu, cuda or all");
+  const auto status = h::Availability(*b);
+  if (!status.ok) throw UsageError("--backend " + flag + ": unavailable: " + status.reason);
+  return {*b};
+}
+
+std::vector<const h::ClaimDef*> SelectClaims(const RunOptions& o) {
   for (const auto& pattern : o.claims) {
     try {
       std::regex re(pattern);
@@ -118,12 +121,61 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
       throw UsageError("--claim '" + pattern + "': not a valid regular expression");
     }
   }
-
   std::vector<const h::ClaimDef*> selected;
   for (const auto& def : h::RegisteredClaims()) {
     if (Selected(def, o)) selected.push_back(&def);
   }
-  if (selected.empty()) throw UsageError("no claim matches the --suite/--claim selection (see `claimbench list`)");
+  if (selected.empty()) {
+    throw UsageError("no claim matches the --suite/--claim selection (see `claimbench list`)");
+  }
+  return selected;
+}
+
+// Why `def` cannot run here with these backends; empty when it can.
+std::string Unmet(const h::ClaimDef& def, const std::vector<h::Backend>& backends,
+                  const std::string& backend_flag) {
+  std::string unmet = h::UnmetRequirement(def.spec.requirements);
+  if (unmet.empty() && def.spec.requirements.gpu &&
+      std::find(backends.begin(), backends.end(), h::Backend::kCuda) == backends.end()) {
+    unmet = "no GPU: the cuda backend was not selected (--backend " + backend_flag + ")";
+  }
+  return unmet;
+}
+
+void PrintJson(int64_t run_id, const cb::ledger::RunSummary& summary, const RunOptions& o,
+               const std::string& ledger_path, const std::vector<cb::ledger::ClaimRow>& rows) {
+  nlohmann::json out = {{"run_id", run_id},       {"run_hash", summary.run_hash},
+                        {"status", summary.status}, {"profile", o.profile},
+                        {"seed", o.seed},         {"ledger", ledger_path},
+                        {"claims", nlohmann::json::array()}};
+  for (const auto& c : rows) {
+    nlohmann::json j = {{"id", c.claim_id},         {"suite", c.suite},
+                        {"paper", c.paper},         {"paper_value", c.paper_value},
+                        {"setting", c.our_setting}, {"scale", c.scale},
+                        {"verdict", c.verdict},     {"reason", c.reason}};
+    j["value"] = c.value ? nlohmann::json(*c.value) : nlohmann::json();
+    j["ci"] = c.ci_low && c.ci_high ? nlohmann::json({*c.ci_low, *c.ci_high}) : nlohmann::json();
+    out["claims"].push_back(j);
+  }
+  std::cout << out.dump(2) << "\n";
+}
+
+// 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE, else 0.
+int StrictExitCode(const std::vector<cb::ledger::ClaimRow>& rows) {
+  bool inconclusive = false;
+  for (const auto& c : rows) {
+    if (c.verdict == "NOT_REPRODUCED") return kExitRegression;
+    inconclusive |= c.verdict == "INCONCLUSIVE";
+  }
+  return inconclusive ? kExitInconclusive : kExitOk;
+}
+
+int Run(const RunOptions& o, const CommandLine& cmdline) {
+  // Every argument is checked before the ledger is opened: bad input changes nothing.
+  const auto profile = h::ParseProfile(o.profile);
+  if (!profile) throw UsageError("--profile '" + o.profile + "': expected smoke, quick or full");
+  const std::vector<h::Backend> backends = SelectBackends(o.backend);
+  const std::vector<const h::ClaimDef*> selected = SelectClaims(o);
 
   h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
@@ -144,12 +196,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
     const h::ClaimDef& def = *selected[i];
     bar.Update(static_cast<int>(i), 0, def.spec.id);
     h::Outcome outcome;
-    std::string unmet = h::UnmetRequirement(def.spec.requirements);
-    if (unmet.empty() && def.spec.requirements.gpu &&
-        std::find(backends.begin(), backends.end(), h::Backend::kCuda) == backends.end()) {
-      unmet = "no GPU: the cuda backend was not selected (--backend " + o.backend + ")";
-    }
-    if (!unmet.empty()) {
+    if (const std::string unmet = Unmet(def, backends, o.backend); !unmet.empty()) {
       outcome.verdict = h::Verdict::kUnmeasurable;
       outcome.reason = unmet;
     } else {
@@ -183,23 +230,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   const auto summary = ledger.GetRun(run_id);
 
   if (o.json) {
-    nlohmann::json out = {{"run_id", run_id},
-                          {"run_hash", summary.run_hash},
-                          {"status", cb::ledger::RunStatusName(status)},
-                          {"profile", o.profile},
-                          {"seed", o.seed},
-                          {"ledger", ledger.path()},
-                          {"claims", nlohmann::json::array()}};
-    for (const auto& c : rows) {
-      nlohmann::json j = {{"id", c.claim_id},        {"suite", c.suite},
-                          {"paper", c.paper},        {"paper_value", c.paper_value},
-                          {"setting", c.our_setting}, {"scale", c.scale},
-                          {"verdict", c.verdict},    {"reason", c.reason}};
-      j["value"] = c.value ? nlohmann::json(*c.value) : nlohmann::json();
-      j["ci"] = c.ci_low && c.ci_high ? nlohmann::json({*c.ci_low, *c.ci_high}) : nlohmann::json();
-      out["claims"].push_back(j);
-    }
-    std::cout << out.dump(2) << "\n";
+    PrintJson(run_id, summary, o, ledger.path(), rows);
   } else {
     PrintTable(rows);
     std::printf("\nrun %lld %s, run_hash %s\n", static_cast<long long>(run_id),
@@ -212,15 +243,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
     return kExitError;
   }
   if (status == cb::ledger::RunStatus::kFailed) return kExitError;
-  if (o.strict) {
-    bool inconclusive = false;
-    for (const auto& c : rows) {
-      if (c.verdict == "NOT_REPRODUCED") return kExitRegression;
-      inconclusive |= c.verdict == "INCONCLUSIVE";
-    }
-    if (inconclusive) return kExitInconclusive;
-  }
-  return kExitOk;
+  return o.strict ? StrictExitCode(rows) : kExitOk;
 }
 
 }  // namespace
