@@ -46,28 +46,29 @@ std::vector<double> UnitNormals(int64_t count, uint64_t seed, uint64_t stream) {
 
 }  // namespace
 
-Matrix GaussianMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream, double stddev) {
+Generated GaussianMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream,
+                         double stddev) {
   CheckShape(rows, cols, "GaussianMatrix");
   if (!std::isfinite(stddev) || stddev < 0.0) {
     throw std::invalid_argument("GaussianMatrix: stddev must be finite and >= 0, got " +
                                 CanonicalDouble(stddev));
   }
-  Matrix m;
-  m.rows = rows;
-  m.cols = cols;
-  m.data = UnitNormals(rows * cols, seed, stream);  // (rows, cols)
-  for (double& x : m.data) x *= stddev;
-  m.generator = kGaussianMatrixName;
-  m.version = kGaussianMatrixVersion;
-  m.params = "rows=" + std::to_string(rows) + ";cols=" + std::to_string(cols) +
+  Generated g;
+  g.matrix.rows = rows;
+  g.matrix.cols = cols;
+  g.matrix.data = UnitNormals(rows * cols, seed, stream);  // (rows, cols)
+  for (double& x : g.matrix.data) x *= stddev;
+  g.generator = kGaussianMatrixName;
+  g.version = kGaussianMatrixVersion;
+  g.params = "rows=" + std::to_string(rows) + ";cols=" + std::to_string(cols) +
              ";seed=" + std::to_string(seed) + ";stream=" + std::to_string(stream) +
              ";stddev=" + CanonicalDouble(stddev);
-  return m;
+  return g;
 }
 
 namespace internal {
 
-Matrix QrOrthogonalFactor(const Matrix& a, bool sign_fix) {
+ref::Matrix QrOrthogonalFactor(const ref::Matrix& a, bool sign_fix) {
   if (a.rows != a.cols || a.rows < 1 || a.data.size() != static_cast<size_t>(a.rows * a.cols)) {
     throw std::invalid_argument("QrOrthogonalFactor: need a square (n, n) matrix, n >= 1");
   }
@@ -109,10 +110,7 @@ Matrix QrOrthogonalFactor(const Matrix& a, bool sign_fix) {
   }
 
   // Q = H_0 H_1 ... H_{n-2}: apply the reflectors to I from the last one back.
-  Matrix q;
-  q.rows = n;
-  q.cols = n;
-  q.data.assign(static_cast<size_t>(n * n), 0.0);  // (n, n) row-major
+  ref::Matrix q(n, n);  // (n, n) row-major, zero-filled
   for (int64_t i = 0; i < n; ++i) q(i, i) = 1.0;
   for (int64_t k = n - 1; k >= 0; --k) {
     const double vv = vnorm2[static_cast<size_t>(k)];
@@ -138,11 +136,12 @@ Matrix QrOrthogonalFactor(const Matrix& a, bool sign_fix) {
 
 }  // namespace internal
 
-Matrix HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream) {
+Generated HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream) {
   if (n < 1)
     throw std::invalid_argument("HaarOrthogonal: n must be >= 1, got " + std::to_string(n));
-  const Matrix a = GaussianMatrix(n, n, seed, stream);  // (n, n)
-  Matrix q = internal::QrOrthogonalFactor(a, /*sign_fix=*/true);
+  const ref::Matrix a = GaussianMatrix(n, n, seed, stream).matrix;  // (n, n)
+  Generated q;
+  q.matrix = internal::QrOrthogonalFactor(a, /*sign_fix=*/true);
   q.generator = kHaarOrthogonalName;
   q.version = kHaarOrthogonalVersion;
   q.params = "n=" + std::to_string(n) + ";seed=" + std::to_string(seed) +
@@ -150,8 +149,8 @@ Matrix HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream) {
   return q;
 }
 
-std::vector<Matrix> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, double rho,
-                               uint64_t seed) {
+std::vector<Generated> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, double rho,
+                                  uint64_t seed) {
   CheckShape(rows, cols, "LayerStack");
   if (num_layers < 0) {
     throw std::invalid_argument("LayerStack: num_layers must be >= 0, got " +
@@ -161,17 +160,18 @@ std::vector<Matrix> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, d
     throw std::invalid_argument("LayerStack: rho must be in [0, 1], got " + CanonicalDouble(rho));
   }
   const double innovation = std::sqrt(1.0 - rho * rho);
-  std::vector<Matrix> layers;
+  std::vector<Generated> layers;
   layers.reserve(static_cast<size_t>(num_layers));
   for (int64_t l = 0; l < num_layers; ++l) {
-    Matrix w;
-    w.rows = rows;
-    w.cols = cols;
-    // G_l: (rows, cols), unit normals from stream l.
-    w.data = UnitNormals(rows * cols, seed, static_cast<uint64_t>(l));
+    Generated w;
+    w.matrix.rows = rows;
+    w.matrix.cols = cols;
+    // G_l: (rows, cols), unit normals from stream l; W_l overwrites it in place.
+    std::vector<double>& data = w.matrix.data;
+    data = UnitNormals(rows * cols, seed, static_cast<uint64_t>(l));
     if (l > 0) {
-      const std::vector<double>& prev = layers.back().data;
-      for (size_t i = 0; i < w.data.size(); ++i) w.data[i] = rho * prev[i] + innovation * w.data[i];
+      const std::vector<double>& prev = layers.back().matrix.data;  // W_{l-1}
+      for (size_t i = 0; i < data.size(); ++i) data[i] = rho * prev[i] + innovation * data[i];
     }
     w.generator = kLayerStackName;
     w.version = kLayerStackVersion;
@@ -183,16 +183,17 @@ std::vector<Matrix> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, d
   return layers;
 }
 
-std::string ContentHash(const Matrix& m) {
+std::string ContentHash(const Generated& g) {
+  const ref::Matrix& m = g.matrix;
   if (m.rows < 0 || m.cols < 0 || m.data.size() != static_cast<size_t>(m.rows * m.cols)) {
     throw std::invalid_argument("ContentHash: data.size() must equal rows * cols");
   }
   std::string header;
-  AppendU64Le(header, m.generator.size());
-  header += m.generator;
-  AppendU64Le(header, static_cast<uint64_t>(static_cast<int64_t>(m.version)));
-  AppendU64Le(header, m.params.size());
-  header += m.params;
+  AppendU64Le(header, g.generator.size());
+  header += g.generator;
+  AppendU64Le(header, static_cast<uint64_t>(static_cast<int64_t>(g.version)));
+  AppendU64Le(header, g.params.size());
+  header += g.params;
   AppendU64Le(header, static_cast<uint64_t>(m.rows));
   AppendU64Le(header, static_cast<uint64_t>(m.cols));
 

@@ -9,6 +9,9 @@
 //   - LayerStack: a sequence of matrices whose adjacent layers are more alike
 //     than distant ones (an AR(1) chain across layers);
 //   - ContentHash: the XXH3-128 of a generated matrix and its provenance.
+// The matrices are cb::ref::Matrix (reference/common/linalg.h), so generator
+// output feeds the CPU references directly; the provenance rides alongside in
+// Generated.
 //
 // Determinism (DESIGN §4): every output is a pure function of (generator
 // name, generator version, seed, params). All randomness comes from
@@ -17,7 +20,7 @@
 // Changing any generator's output on purpose bumps its k*Version constant,
 // which also changes its golden hashes in fixtures/generators/tensors_golden.txt.
 //
-// Storage order: every Matrix is ROW-MAJOR, shape (rows, cols): entry (r, c)
+// Storage order: every matrix is ROW-MAJOR, shape (rows, cols): entry (r, c)
 // lives at data[r * cols + c].
 #ifndef CB_GENERATORS_TENSORS_H_
 #define CB_GENERATORS_TENSORS_H_
@@ -25,6 +28,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "reference/common/linalg.h"
 
 namespace cb::gen {
 
@@ -38,21 +43,14 @@ inline constexpr char kGaussianMatrixName[] = "gaussian_matrix";
 inline constexpr char kHaarOrthogonalName[] = "haar_orthogonal";
 inline constexpr char kLayerStackName[] = "layer_stack";
 
-// A dense fp64 matrix, row-major (rows, cols), plus the provenance that
-// ContentHash() covers. Matrices built by hand may leave the provenance empty.
-struct Matrix {
-  int64_t rows = 0;
-  int64_t cols = 0;
-  std::vector<double> data;  // (rows, cols), row-major: (r, c) at r * cols + c
-
-  // Provenance: which generator made it, its version, and its parameters as a
-  // canonical "key=value;key=value" string (fixed key order, doubles as %.17g).
+// A generated matrix and the provenance that ContentHash() covers: which
+// generator made it, its version, and its parameters as a canonical
+// "key=value;key=value" string (fixed key order, doubles as %.17g).
+struct Generated {
+  ref::Matrix matrix;  // (rows, cols), row-major
   std::string generator;
   int version = 0;
   std::string params;
-
-  double& operator()(int64_t r, int64_t c) { return data[static_cast<size_t>(r * cols + c)]; }
-  double operator()(int64_t r, int64_t c) const { return data[static_cast<size_t>(r * cols + c)]; }
 };
 
 // GaussianMatrix()
@@ -62,8 +60,8 @@ struct Matrix {
 // uses stream words 4i..4i+3 and any entry can be recomputed from its index.
 // REQUIRES: rows >= 0, cols >= 0, stddev finite and >= 0
 //           (throws std::invalid_argument otherwise).
-Matrix GaussianMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream,
-                      double stddev = 1.0);
+Generated GaussianMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream,
+                         double stddev = 1.0);
 
 // HaarOrthogonal()
 //
@@ -75,7 +73,7 @@ Matrix GaussianMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream
 // Q_00 <= 0); with it, Q is the unique factor with a positive-diagonal R,
 // which is Haar (Mezzadri 2007, §4). det(Q) is +1 or -1 with probability 1/2.
 // REQUIRES: n >= 1 (throws std::invalid_argument otherwise).
-Matrix HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream);
+Generated HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream);
 
 // LayerStack()
 //
@@ -91,8 +89,8 @@ Matrix HaarOrthogonal(int64_t n, uint64_t seed, uint64_t stream);
 // Layer l's provenance params include "layer=l", so each layer hashes apart.
 // REQUIRES: num_layers >= 0, rows >= 0, cols >= 0, 0 <= rho <= 1
 //           (throws std::invalid_argument otherwise).
-std::vector<Matrix> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, double rho,
-                               uint64_t seed);
+std::vector<Generated> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, double rho,
+                                  uint64_t seed);
 
 // ContentHash()
 //
@@ -100,13 +98,14 @@ std::vector<Matrix> LayerStack(int64_t num_layers, int64_t rows, int64_t cols, d
 //   u64le(len(generator)) generator
 //   u64le(version)
 //   u64le(len(params)) params
-//   i64le(rows) i64le(cols)
-//   then each data[i], i = 0 .. rows*cols-1 in row-major order, as the
+//   i64le(matrix.rows) i64le(matrix.cols)
+//   then each matrix.data[i], i = 0 .. rows*cols-1 in row-major order, as the
 //   8 little-endian bytes of its IEEE-754 binary64 representation.
 // Length prefixes keep the framing unambiguous. The bytes do not depend on
 // host endianness.
-// REQUIRES: data.size() == rows * cols (throws std::invalid_argument otherwise).
-std::string ContentHash(const Matrix& m);
+// REQUIRES: matrix.data.size() == rows * cols (throws std::invalid_argument
+//           otherwise).
+std::string ContentHash(const Generated& g);
 
 namespace internal {
 
@@ -117,8 +116,9 @@ namespace internal {
 // alpha = -sign(x_0) * ||x|| (the cancellation-free choice), so R_kk = alpha.
 // With sign_fix, column j of Q is multiplied by sign(R_jj). sign_fix = false
 // exists only as the negative control of the Haar tests; it is NOT Haar.
-// REQUIRES: a.rows == a.cols >= 1 and data.size() == rows * cols.
-Matrix QrOrthogonalFactor(const Matrix& a, bool sign_fix);
+// REQUIRES: a.rows == a.cols >= 1 and data.size() == rows * cols
+//           (throws std::invalid_argument otherwise).
+ref::Matrix QrOrthogonalFactor(const ref::Matrix& a, bool sign_fix);
 
 }  // namespace internal
 

@@ -28,6 +28,8 @@
 namespace cb::gen {
 namespace {
 
+using ::cb::ref::Matrix;
+
 struct Moments {
   double mean = 0.0;
   double var = 0.0;  // unbiased
@@ -72,13 +74,14 @@ double UniformAngleCdf(double theta) {
 // GaussianMatrix
 
 TEST(GaussianMatrix, DeterministicRowMajorAndStreamDependent) {
-  const Matrix a = GaussianMatrix(7, 5, 42, 3, 1.5);
-  const Matrix b = GaussianMatrix(7, 5, 42, 3, 1.5);
+  const Generated ga = GaussianMatrix(7, 5, 42, 3, 1.5);
+  const Generated gb = GaussianMatrix(7, 5, 42, 3, 1.5);
+  const Matrix& a = ga.matrix;  // (7, 5)
   ASSERT_EQ(a.rows, 7);
   ASSERT_EQ(a.cols, 5);
   ASSERT_EQ(a.data.size(), 35u);
-  EXPECT_EQ(a.data, b.data);
-  EXPECT_EQ(ContentHash(a), ContentHash(b));
+  EXPECT_EQ(a.data, gb.matrix.data);
+  EXPECT_EQ(ContentHash(ga), ContentHash(gb));
 
   // Entry (r, c) is stddev * the (r * cols + c)-th normal of Rng(seed, stream).
   harness::Rng rng(42, 3);
@@ -86,17 +89,17 @@ TEST(GaussianMatrix, DeterministicRowMajorAndStreamDependent) {
     for (int64_t c = 0; c < a.cols; ++c) EXPECT_EQ(a(r, c), 1.5 * rng.Normal()) << r << "," << c;
   }
 
-  const Matrix other_seed = GaussianMatrix(7, 5, 43, 3, 1.5);
-  const Matrix other_stream = GaussianMatrix(7, 5, 42, 4, 1.5);
-  EXPECT_NE(a.data, other_seed.data);
-  EXPECT_NE(a.data, other_stream.data);
-  EXPECT_NE(ContentHash(a), ContentHash(other_seed));
-  EXPECT_NE(ContentHash(a), ContentHash(other_stream));
+  const Generated other_seed = GaussianMatrix(7, 5, 43, 3, 1.5);
+  const Generated other_stream = GaussianMatrix(7, 5, 42, 4, 1.5);
+  EXPECT_NE(a.data, other_seed.matrix.data);
+  EXPECT_NE(a.data, other_stream.matrix.data);
+  EXPECT_NE(ContentHash(ga), ContentHash(other_seed));
+  EXPECT_NE(ContentHash(ga), ContentHash(other_stream));
 }
 
 TEST(GaussianMatrix, MomentsAndDistribution) {
   const double sigma = 2.5;
-  const Matrix g = GaussianMatrix(200, 300, 7, 0, sigma);  // (200, 300)
+  const Matrix g = GaussianMatrix(200, 300, 7, 0, sigma).matrix;  // (200, 300)
   const double n = static_cast<double>(g.data.size());
   const Moments m = MeanVar(g.data);
   const double se_mean = sigma / std::sqrt(n);
@@ -115,7 +118,7 @@ TEST(GaussianMatrix, MomentsAndDistribution) {
 }
 
 TEST(GaussianMatrix, EmptyAndBadArguments) {
-  EXPECT_TRUE(GaussianMatrix(0, 4, 1, 0).data.empty());
+  EXPECT_TRUE(GaussianMatrix(0, 4, 1, 0).matrix.data.empty());
   EXPECT_THROW(GaussianMatrix(-1, 4, 1, 0), std::invalid_argument);
   EXPECT_THROW(GaussianMatrix(2, 2, 1, 0, -1.0), std::invalid_argument);
   EXPECT_THROW(GaussianMatrix(2, 2, 1, 0, std::numeric_limits<double>::quiet_NaN()),
@@ -127,15 +130,13 @@ TEST(GaussianMatrix, EmptyAndBadArguments) {
 
 TEST(HaarOrthogonal, IsOrthogonalAndIsTheQOfAPositiveDiagonalQr) {
   for (int64_t n : {1, 2, 5, 64}) {
-    const Matrix q = HaarOrthogonal(n, 11, 2);
+    const Matrix q = HaarOrthogonal(n, 11, 2).matrix;  // (n, n)
     ASSERT_EQ(q.rows, n);
     ASSERT_EQ(q.cols, n);
     EXPECT_LT(OrthogonalityError(q), 1e-12) << "n=" << n;
-    EXPECT_LT(OrthogonalityError(internal::QrOrthogonalFactor(GaussianMatrix(n, n, 11, 2), false)),
-              1e-12)
-        << "n=" << n;
+    const Matrix a = GaussianMatrix(n, n, 11, 2).matrix;  // (n, n)
+    EXPECT_LT(OrthogonalityError(internal::QrOrthogonalFactor(a, false)), 1e-12) << "n=" << n;
     // R = Q^T A must be upper triangular with a positive diagonal.
-    const Matrix a = GaussianMatrix(n, n, 11, 2);  // (n, n)
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double r_ij = 0.0;
@@ -152,10 +153,10 @@ TEST(HaarOrthogonal, IsOrthogonalAndIsTheQOfAPositiveDiagonalQr) {
 }
 
 TEST(HaarOrthogonal, Deterministic) {
-  const Matrix a = HaarOrthogonal(6, 5, 1);
-  EXPECT_EQ(a.data, HaarOrthogonal(6, 5, 1).data);
-  EXPECT_NE(a.data, HaarOrthogonal(6, 6, 1).data);
-  EXPECT_NE(a.data, HaarOrthogonal(6, 5, 2).data);
+  const Generated a = HaarOrthogonal(6, 5, 1);
+  EXPECT_EQ(a.matrix.data, HaarOrthogonal(6, 5, 1).matrix.data);
+  EXPECT_NE(a.matrix.data, HaarOrthogonal(6, 6, 1).matrix.data);
+  EXPECT_NE(a.matrix.data, HaarOrthogonal(6, 5, 2).matrix.data);
   EXPECT_NE(ContentHash(a), ContentHash(HaarOrthogonal(6, 5, 2)));
 }
 
@@ -175,7 +176,7 @@ TwoByTwoStats CollectTwoByTwo(bool sign_fix, int64_t draws) {
   s.draws = draws;
   for (int64_t i = 0; i < draws; ++i) {
     const Matrix q = internal::QrOrthogonalFactor(
-        GaussianMatrix(2, 2, 2024, static_cast<uint64_t>(i)), sign_fix);
+        GaussianMatrix(2, 2, 2024, static_cast<uint64_t>(i)).matrix, sign_fix);
     const double angle = std::atan2(q(1, 0), q(0, 0));
     s.first_column_angle.push_back(angle);
     const double det = q(0, 0) * q(1, 1) - q(0, 1) * q(1, 0);
@@ -188,8 +189,8 @@ TEST(HaarOrthogonal, TwoByTwoAnglesAreUniformWithSignFix) {
   const int64_t draws = 20000;
   const TwoByTwoStats s = CollectTwoByTwo(/*sign_fix=*/true, draws);
   // HaarOrthogonal(2, seed, stream) is exactly this construction.
-  EXPECT_EQ(HaarOrthogonal(2, 2024, 17).data,
-            internal::QrOrthogonalFactor(GaussianMatrix(2, 2, 2024, 17), true).data);
+  EXPECT_EQ(HaarOrthogonal(2, 2024, 17).matrix.data,
+            internal::QrOrthogonalFactor(GaussianMatrix(2, 2, 2024, 17).matrix, true).data);
 
   const auto all = harness::KsTest(s.first_column_angle, UniformAngleCdf);
   std::printf("n=2 with sign fix: first-column angle KS d = %.5f, p = %.4g (%lld draws)\n", all.d,
@@ -223,7 +224,7 @@ TEST(HaarOrthogonal, EntryMomentsMatchHaar) {
   const int64_t draws = 4000;
   std::vector<double> q00, q00_sq, qnn, q00_unfixed;
   for (int64_t i = 0; i < draws; ++i) {
-    const Matrix a = GaussianMatrix(n, n, 99, static_cast<uint64_t>(i));
+    const Matrix a = GaussianMatrix(n, n, 99, static_cast<uint64_t>(i)).matrix;  // (n, n)
     const Matrix q = internal::QrOrthogonalFactor(a, true);
     q00.push_back(q(0, 0));
     q00_sq.push_back(q(0, 0) * q(0, 0));
@@ -250,11 +251,11 @@ TEST(HaarOrthogonal, EntryMomentsMatchHaar) {
 
 TEST(LayerStack, CorrelationDecaysAsRhoToTheDistance) {
   const double rho = 0.6;
-  const std::vector<Matrix> w = LayerStack(5, 120, 100, rho, 31);  // 5 x (120, 100)
+  const std::vector<Generated> w = LayerStack(5, 120, 100, rho, 31);  // 5 x (120, 100)
   ASSERT_EQ(w.size(), 5u);
   const double n = 120.0 * 100.0;
-  for (const Matrix& layer : w) {
-    const Moments m = MeanVar(layer.data);
+  for (const Generated& layer : w) {
+    const Moments m = MeanVar(layer.matrix.data);
     EXPECT_LT(std::abs(m.var - 1.0), 5 * std::sqrt(2.0 / n)) << layer.params;
   }
   // SE of a Pearson r near r0 for bivariate normals: (1 - r0^2) / sqrt(n).
@@ -262,31 +263,32 @@ TEST(LayerStack, CorrelationDecaysAsRhoToTheDistance) {
     const double expected = std::pow(rho, static_cast<double>(dist));
     const double se = (1 - expected * expected) / std::sqrt(n);
     for (size_t i = 0; i + dist < w.size(); ++i) {
-      const double r = Pearson(w[i].data, w[i + dist].data);
+      const double r = Pearson(w[i].matrix.data, w[i + dist].matrix.data);
       std::printf("layers %zu,%zu: r = %.4f (expected %.4f, 5 SE = %.4f)\n", i, i + dist, r,
                   expected, 5 * se);
       EXPECT_LT(std::abs(r - expected), 5 * se) << i << "," << i + dist;
     }
   }
   // Adjacent layers are more alike than distant ones.
-  EXPECT_GT(Pearson(w[1].data, w[2].data), Pearson(w[0].data, w[4].data) + 0.2);
+  EXPECT_GT(Pearson(w[1].matrix.data, w[2].matrix.data),
+            Pearson(w[0].matrix.data, w[4].matrix.data) + 0.2);
 }
 
 TEST(LayerStack, EdgeCasesDeterminismAndArguments) {
-  const std::vector<Matrix> independent = LayerStack(3, 4, 6, 0.0, 5);
+  const std::vector<Generated> independent = LayerStack(3, 4, 6, 0.0, 5);
   for (size_t l = 0; l < 3; ++l) {
-    EXPECT_EQ(independent[l].data, GaussianMatrix(4, 6, 5, l).data) << l;
+    EXPECT_EQ(independent[l].matrix.data, GaussianMatrix(4, 6, 5, l).matrix.data) << l;
   }
-  const std::vector<Matrix> identical = LayerStack(3, 4, 6, 1.0, 5);
-  EXPECT_EQ(identical[2].data, identical[0].data);
+  const std::vector<Generated> identical = LayerStack(3, 4, 6, 1.0, 5);
+  EXPECT_EQ(identical[2].matrix.data, identical[0].matrix.data);
 
-  const std::vector<Matrix> a = LayerStack(3, 4, 6, 0.5, 5);
-  const std::vector<Matrix> b = LayerStack(3, 4, 6, 0.5, 5);
-  const std::vector<Matrix> c = LayerStack(3, 4, 6, 0.5, 6);
+  const std::vector<Generated> a = LayerStack(3, 4, 6, 0.5, 5);
+  const std::vector<Generated> b = LayerStack(3, 4, 6, 0.5, 5);
+  const std::vector<Generated> c = LayerStack(3, 4, 6, 0.5, 6);
   for (size_t l = 0; l < 3; ++l) {
-    EXPECT_EQ(a[l].data, b[l].data);
+    EXPECT_EQ(a[l].matrix.data, b[l].matrix.data);
     EXPECT_EQ(ContentHash(a[l]), ContentHash(b[l]));
-    EXPECT_NE(a[l].data, c[l].data);
+    EXPECT_NE(a[l].matrix.data, c[l].matrix.data);
   }
   EXPECT_NE(ContentHash(a[0]), ContentHash(a[1]));
   EXPECT_NE(ContentHash(a[1]), ContentHash(LayerStack(3, 4, 6, 0.25, 5)[1]));
@@ -304,13 +306,13 @@ TEST(LayerStack, EdgeCasesDeterminismAndArguments) {
 // ContentHash
 
 TEST(ContentHash, CoversProvenanceAndEveryBit) {
-  const Matrix base = GaussianMatrix(3, 4, 1, 0);
+  const Generated base = GaussianMatrix(3, 4, 1, 0);
   const std::string h = ContentHash(base);
   EXPECT_EQ(h.size(), 32u);
   EXPECT_EQ(h.find_first_not_of("0123456789abcdef"), std::string::npos);
 
-  Matrix m = base;
-  m.data[5] = std::nextafter(m.data[5], 10.0);  // one ulp
+  Generated m = base;
+  m.matrix.data[5] = std::nextafter(m.matrix.data[5], 10.0);  // one ulp
   EXPECT_NE(ContentHash(m), h);
   m = base;
   m.version += 1;
@@ -322,11 +324,11 @@ TEST(ContentHash, CoversProvenanceAndEveryBit) {
   m.generator = "other";
   EXPECT_NE(ContentHash(m), h);
   m = base;  // same bytes, other shape
-  m.rows = 4;
-  m.cols = 3;
+  m.matrix.rows = 4;
+  m.matrix.cols = 3;
   EXPECT_NE(ContentHash(m), h);
   m = base;
-  m.data.pop_back();
+  m.matrix.data.pop_back();
   EXPECT_THROW(ContentHash(m), std::invalid_argument);
 }
 
@@ -340,7 +342,7 @@ std::map<std::string, std::string> GoldenCalls() {
   actual["gaussian_5x2_seed7_stream3_sd2.5"] = ContentHash(GaussianMatrix(5, 2, 7, 3, 2.5));
   actual["haar_4_seed1_stream0"] = ContentHash(HaarOrthogonal(4, 1, 0));
   actual["haar_16_seed123_stream9"] = ContentHash(HaarOrthogonal(16, 123, 9));
-  const std::vector<Matrix> stack = LayerStack(3, 4, 5, 0.8, 17);
+  const std::vector<Generated> stack = LayerStack(3, 4, 5, 0.8, 17);
   for (size_t l = 0; l < stack.size(); ++l) {
     actual["layer_stack_3x4x5_rho0.8_seed17_layer" + std::to_string(l)] = ContentHash(stack[l]);
   }

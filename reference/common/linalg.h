@@ -7,7 +7,7 @@
 // (n <= a few hundred); the spec, not a fast path.
 //
 // Storage order: every Matrix is ROW-MAJOR, shape (rows, cols): entry (r, c)
-// lives at data[r * cols + c] (the same order as generators/tensors.h).
+// lives at data[r * cols + c]. generators/tensors.h produces this same type.
 #ifndef CB_REFERENCE_COMMON_LINALG_H_
 #define CB_REFERENCE_COMMON_LINALG_H_
 
@@ -17,7 +17,8 @@
 
 namespace cb::ref {
 
-// A dense fp64 matrix, row-major (rows, cols).
+// A dense fp64 matrix, row-major (rows, cols). Shared by the references and
+// the generators (cb::gen::Generated wraps one with its provenance).
 struct Matrix {
   int64_t rows = 0;
   int64_t cols = 0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fixtures/tolerance.h"
+#include "generators/tensors.h"
 #include "harness/random.h"
 #include "reference/common/linalg.h"
 #include "reference/docs.h"
@@ -35,10 +36,10 @@ Matrix Gaussian(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream) {
   return a;
 }
 
-// A Haar-random (n, n) orthogonal matrix: Q of the QR of a Gaussian with
-// diag(R) > 0 (Qr() guarantees the positive diagonal: Mezzadri's sign fix).
+// A Haar-random (n, n) orthogonal matrix from the shared generator (Householder
+// QR of a Gaussian with Mezzadri's sign fix; generators/tensors.h).
 Matrix HaarQ(int64_t n, uint64_t seed, uint64_t stream) {
-  return Qr(Gaussian(n, n, seed, stream)).q;
+  return ::cb::gen::HaarOrthogonal(n, seed, stream).matrix;
 }
 
 // Columns of a permuted by perm: out(:, j) = a(:, perm[j]).
