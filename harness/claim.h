@@ -94,7 +94,7 @@ class ClaimContext {
   // Records one result (suite filled in by the runner if empty).
   // Throws Interrupted after SIGINT/SIGTERM.
   void Record(const Result& r);
-  // Progress within this claim, 0..1.
+  // Progress within this claim, 0..1. Throws Interrupted after SIGINT/SIGTERM.
   void Progress(double fraction, std::string_view what = {});
 
   // Picks a size by profile.
@@ -126,8 +126,9 @@ struct ClaimRegistration {
   ClaimRegistration(ClaimSpec spec, ClaimFn run);
 };
 
-#define CB_REGISTER_CLAIM(name, spec, fn) \
-  static const ::cb::harness::ClaimRegistration cb_claim_registration_##name(spec, fn)
+// Variadic so that a braced ClaimSpec initializer's commas need no parentheses.
+#define CB_REGISTER_CLAIM(name, ...) \
+  static const ::cb::harness::ClaimRegistration cb_claim_registration_##name(__VA_ARGS__)
 
 // ---------------------------------------------------------------------------
 // Verdicts from intervals. `ci` is the interval at the claim's confidence.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,18 @@ struct BenchOptions {
   bool list = false;
 };
 
+// Google Benchmark takes its settings as command-line flags; build them from ours.
+void InitializeBenchmark(const BenchOptions& o, bool list) {
+  std::vector<std::string> args = {"claimbench", "--benchmark_filter=" + o.filter,
+                                   "--benchmark_repetitions=" + std::to_string(o.repetitions),
+                                   "--benchmark_min_time=" + std::to_string(o.min_time),
+                                   std::string("--benchmark_list_tests=") + (list ? "true" : "false")};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+}
+
 int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   try {
     std::regex re(o.filter);
@@ -65,26 +78,31 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   if (o.repetitions < 1) throw UsageError("--repetitions must be >= 1");
   if (!(o.min_time > 0)) throw UsageError("--min-time must be > 0 seconds");
 
-  // Google Benchmark takes its settings as flags; build them from ours.
-  std::vector<std::string> args = {"claimbench", "--benchmark_filter=" + o.filter,
-                                   "--benchmark_repetitions=" + std::to_string(o.repetitions),
-                                   "--benchmark_min_time=" + std::to_string(o.min_time)};
-  if (o.list) args.push_back("--benchmark_list_tests=true");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-
-  if (o.list) {
-    const size_t n = benchmark::RunSpecifiedBenchmarks();
-    return n == 0 ? kExitError : kExitOk;
+  // Which benchmarks match, found silently before anything is written: a
+  // filter that matches nothing is bad input and must change nothing.
+  InitializeBenchmark(o, /*list=*/true);
+  std::ostringstream names, ignored;
+  benchmark::ConsoleReporter silent;
+  silent.SetOutputStream(&names);
+  silent.SetErrorStream(&ignored);
+  benchmark::RunSpecifiedBenchmarks(&silent);
+  if (names.str().empty()) {
+    throw UsageError("--filter '" + o.filter + "': no benchmark matches (see bench --list)");
   }
+  if (o.list) {
+    std::fputs(names.str().c_str(), stdout);
+    return kExitOk;
+  }
+  InitializeBenchmark(o, /*list=*/false);
 
+  cb::harness::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
-  auto ceilings = EnsureCeilings(ledger, meta.platform_hash, /*quick=*/true);
+  auto ceilings = EnsureCeilings(ledger, meta.platform_hash);
+  if (cb::harness::InterruptRequested()) {
+    throw UsageError("interrupted before the run started; no run recorded");
+  }
   const int64_t run_id = ledger.BeginRun(meta);
-  cb::harness::InstallInterruptHandlers();
 
   // Colour only on a terminal, and never with NO_COLOR set.
   const bool color = isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
@@ -94,10 +112,6 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   reporter.SetCeilings(std::move(ceilings));
   const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  if (ran == 0) {
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
-    throw UsageError("--filter '" + o.filter + "': no benchmark matches (try --list)");
-  }
   ledger.FinishRun(run_id, reporter.errors() > 0 ? cb::ledger::RunStatus::kFailed
                                                  : cb::ledger::RunStatus::kComplete);
   const auto summary = ledger.GetRun(run_id);

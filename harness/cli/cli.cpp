@@ -21,6 +21,26 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// Names an unknown command ("claimbench frobnicate", "claimbench ledger frob")
+// instead of CLI11's generic "a subcommand is required".
+void CheckCommandNames(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  for (int i = 1; i < argc && level != nullptr; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty() || arg[0] == '-') return;  // options: CLI11 checks them
+    const auto subs = level->get_subcommands([](const CLI::App*) { return true; });
+    if (subs.empty()) return;  // a positional argument of a leaf command
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* sub : subs) {
+      if (sub->get_name() == arg) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr) throw UsageError("unknown command '" + arg + "' (expected " + names + ")");
+    level = next;
+  }
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -29,7 +49,6 @@ int Main(int argc, char** argv) {
   app.name("claimbench");
   app.set_version_flag("--version", std::string("claimbench ") + cb::harness::build_info::kVersion);
   app.require_subcommand(1);
-  app.fallthrough(false);
 
   int exit_code = kExitOk;
   const CommandLine cmdline{argc, argv};
@@ -39,6 +58,7 @@ int Main(int argc, char** argv) {
   AddLedgerCommand(app, &exit_code);
 
   try {
+    CheckCommandNames(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
@@ -46,6 +66,9 @@ int Main(int argc, char** argv) {
     return kExitError;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "claimbench: error: %s\n", OneLine(e.what()).c_str());
+    return kExitError;
+  } catch (...) {
+    std::fprintf(stderr, "claimbench: error: unexpected exception\n");
     return kExitError;
   }
   return exit_code;

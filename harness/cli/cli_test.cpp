@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -104,7 +105,19 @@ TEST_F(CliTest, HelpOfEveryCommand) {
   }
 }
 
-TEST_F(CliTest, BadArgumentsGiveExit3AndOneLine) {
+// The names of the files in the test's directory.
+std::vector<std::string> FilesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(CliTest, BadArgumentsGiveExit3AndOneLineAndWriteNothing) {
+  std::ofstream(Path("bad.jsonl")) << "{\"not\": \"an export\"}\n";
+  std::ofstream(Path("junk.db")) << "not a database\n";
+  Run({"--version"});  // creates stdout/stderr, so the listing below is stable
+  const std::vector<std::string> before = FilesIn(dir_);
   const std::vector<std::vector<std::string>> bad = {
       {},
       {"frobnicate"},
@@ -119,6 +132,14 @@ TEST_F(CliTest, BadArgumentsGiveExit3AndOneLine) {
       {"ledger", "show", "--ledger", "missing.db"},
       {"ledger", "import", "missing.jsonl"},
       {"ledger", "log", "--limit", "0"},
+      {"run", "--seed", "-1"},
+      {"run", "--seed", "99999999999999999999999"},
+      {"bench", "--filter", "no/such/benchmark"},
+      {"bench", "--list", "--filter", "no/such/benchmark"},
+      {"ledger", "import", "bad.jsonl", "--ledger", "new1.db"},
+      {"ledger", "import", ".", "--ledger", "new2.db"},
+      {"ledger", "merge", "junk.db", "--ledger", "new3.db"},
+      {"ledger", "export", "--ledger", "junk.db", "--out", "x.jsonl"},
   };
   for (const auto& args : bad) {
     std::string joined;
@@ -129,9 +150,27 @@ TEST_F(CliTest, BadArgumentsGiveExit3AndOneLine) {
     EXPECT_EQ(Lines(o.err), 1) << o.err;
     EXPECT_EQ(o.err.rfind("claimbench: error: ", 0), 0u) << o.err;
   }
-  // None of those created a ledger.
-  EXPECT_FALSE(fs::exists(dir_ / "claimbench.db"));
-  EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
+  // None of those wrote a file.
+  EXPECT_EQ(FilesIn(dir_), before);
+}
+
+TEST_F(CliTest, UnknownCommandsAreNamed) {
+  for (const std::vector<std::string> args : {std::vector<std::string>{"frobnicate"},
+                                              std::vector<std::string>{"ledger", "frob"}}) {
+    const Output o = Run(args);
+    EXPECT_EQ(o.exit_code, 3);
+    EXPECT_NE(o.err.find("unknown command '" + args.back() + "'"), std::string::npos) << o.err;
+  }
+}
+
+TEST_F(CliTest, EveryClaimRunsAtTheSmokeProfile) {
+  const Output o = Run({"run", "--profile", "smoke", "--backend", "cpu", "--json", "--ledger", "s.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j.at("status"), "complete");
+  for (const auto& c : j.at("claims")) {
+    EXPECT_NE(c.at("reason").get<std::string>().rfind("error:", 0), 0u) << c.dump();
+  }
 }
 
 TEST_F(CliTest, NonSqliteLedgerIsAOneLineError) {
@@ -211,7 +250,8 @@ TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {
 }
 
 TEST_F(CliTest, UnavailableBackendChangesNothing) {
-  const Output o = Run({"run", "--backend", "cuda", "--ledger", "x.db"});
+  const Output o = Run({"run", "--backend", "cuda", "--claim", "harness.H1", "--profile", "smoke",
+                        "--ledger", "x.db"});
   if (o.exit_code == 0) GTEST_SKIP() << "a CUDA device is available here";
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_EQ(Lines(o.err), 1) << o.err;
@@ -238,9 +278,12 @@ TEST_F(CliTest, SigintSealsTheRunAsInterrupted) {
     const Output log = Run({"ledger", "log", "--ledger", "i.db", "--json"});
     return log.exit_code == 0 && nlohmann::json::parse(log.out).size() == 1;
   };
-  for (int i = 0; i < 400 && !run_started(); ++i) {
+  bool started = false;
+  for (int i = 0; i < 400 && !(started = run_started()); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (!started) kill(pid, SIGKILL);
+  ASSERT_TRUE(started) << "the run did not start within 20 s";
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   kill(pid, SIGINT);
   int status = 0;

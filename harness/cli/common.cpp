@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "harness/build_info.h"
 #include "harness/ceilings.h"
@@ -47,9 +48,13 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
   meta.command = command;
   meta.profile = profile;
   meta.seed = seed;
-  meta.git_commit = Capture("git rev-parse HEAD 2>/dev/null");
-  meta.git_dirty = !meta.git_commit.empty() &&
-                   !Capture("git status --porcelain --untracked-files=no 2>/dev/null").empty();
+  // Ask git about the source tree, not the working directory: a run started
+  // from another repository must not record that repository's commit.
+  const std::string git = std::string("git -C '") + CB_SOURCE_DIR + "' ";
+  meta.git_commit = Capture((git + "rev-parse HEAD 2>/dev/null").c_str());
+  meta.git_dirty =
+      !meta.git_commit.empty() &&
+      !Capture((git + "status --porcelain --untracked-files=no 2>/dev/null").c_str()).empty();
   meta.source_hash = cb::harness::build_info::kSourceHash;
   const cb::harness::Platform platform = cb::harness::DetectPlatform();
   meta.platform_hash = platform.hash.Hex();
@@ -63,7 +68,8 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
 }
 
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
-                                                const std::string& platform_hash, bool quick) {
+                                                const std::string& platform_hash) {
+  constexpr bool quick = true;
   auto stored = ledger.GetCeilings(platform_hash);
   if (!stored.empty()) return stored;
   std::vector<cb::ledger::Ceiling> measured;
@@ -74,6 +80,14 @@ std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
   add(cb::harness::MeasureGpuCeilings(quick));
   ledger.PutCeilings(platform_hash, measured);
   return measured;
+}
+
+void RemoveIfCreated(const std::string& path, bool created) {
+  if (!created) return;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::error_code ignored;
+    std::filesystem::remove(path + suffix, ignored);
+  }
 }
 
 std::string Fit(const std::string& s, size_t width) {

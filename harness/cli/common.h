@@ -34,16 +34,23 @@ std::string ResolveLedgerPath(const std::string& flag_value);
 // The command line as one string (recorded with the run).
 std::string JoinArgs(int argc, char** argv);
 
-// Metadata of a new run: git commit and dirty flag of the working directory
-// (empty when not a git checkout), source hash, platform fingerprint, build.
+// Metadata of a new run: git commit and dirty flag of the source tree this
+// binary was built from (empty when that tree is gone or not a git checkout),
+// source hash, platform fingerprint, build.
 cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string& profile,
                                    uint64_t seed);
 
 // The platform's ceilings (DESIGN §5): read from the ledger when this
 // platform hash has them, else measured now (CPU always; GPU when a device
-// is usable) and stored. `quick` measures with smaller sizes.
+// is usable; always the same quick sizes, so stored ceilings are comparable)
+// and stored.
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
-                                                const std::string& platform_hash, bool quick);
+                                                const std::string& platform_hash);
+
+// Removes `path` and its SQLite side files when `created` (the file did not
+// exist before this command): a command that fails on bad input leaves no
+// new ledger behind.
+void RemoveIfCreated(const std::string& path, bool created);
 
 // Pads or cuts `s` to `width` characters (for terminal tables).
 std::string Fit(const std::string& s, size_t width);

@@ -6,6 +6,9 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <system_error>
+
+#include <unistd.h>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/common.h"
@@ -156,40 +159,65 @@ int Export(const LedgerOptions& o) {
     ledger.Export(std::cout, ids);
     return kExitOk;
   }
-  // Write to a temporary file, then rename: a failed export leaves no partial file.
-  const std::string tmp = o.file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("--out '" + o.file + "': cannot write");
-    ledger.Export(out, ids);
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw UsageError("--out '" + o.file + "': write failed");
+  // Write to a temporary file beside the target, then rename: a failed export
+  // leaves no partial file and never a half-written FILE.
+  const std::string tmp = o.file + ".tmp." + std::to_string(getpid());
+  try {
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) throw UsageError("--out '" + o.file + "': cannot write");
+      ledger.Export(out, ids);
+      out.flush();
+      if (!out) throw UsageError("--out '" + o.file + "': write failed");
     }
+    std::error_code ec;
+    std::filesystem::rename(tmp, o.file, ec);
+    if (ec) throw UsageError("--out '" + o.file + "': " + ec.message());
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw;
   }
-  std::filesystem::rename(tmp, o.file);
   return kExitOk;
 }
 
 int Import(const LedgerOptions& o) {
   std::ifstream in(o.file, std::ios::binary);
-  if (!in) throw UsageError("import '" + o.file + "': cannot read");
-  lg::Ledger ledger = lg::Ledger::Open(ResolveLedgerPath(o.ledger));
-  const auto rep = ledger.Import(in, o.file);
+  if (!in || std::filesystem::is_directory(o.file)) {
+    throw UsageError("import '" + o.file + "': cannot read");
+  }
+  const std::string path = ResolveLedgerPath(o.ledger);
+  const bool created = !std::filesystem::exists(path);
+  lg::ImportReport rep;
+  try {
+    lg::Ledger ledger = lg::Ledger::Open(path);
+    rep = ledger.Import(in, o.file);
+  } catch (...) {
+    RemoveIfCreated(path, created);  // a refused import leaves no new ledger behind
+    throw;
+  }
   std::printf("imported %lld runs, skipped %lld already present, into %s\n",
               static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped),
-              ledger.path().c_str());
+              path.c_str());
   return kExitOk;
 }
 
 int Merge(const LedgerOptions& o) {
   if (!std::filesystem::exists(o.file)) throw UsageError("merge '" + o.file + "': no such file");
-  lg::Ledger ledger = lg::Ledger::Open(ResolveLedgerPath(o.ledger));
-  const auto rep = ledger.Merge(o.file);
+  lg::Ledger::OpenReadOnly(o.file);  // a bad source is refused before the target is touched
+  const std::string path = ResolveLedgerPath(o.ledger);
+  const bool created = !std::filesystem::exists(path);
+  lg::ImportReport rep;
+  try {
+    lg::Ledger ledger = lg::Ledger::Open(path);
+    rep = ledger.Merge(o.file);
+  } catch (...) {
+    RemoveIfCreated(path, created);
+    throw;
+  }
   std::printf("merged %lld runs, skipped %lld already present, into %s\n",
               static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped),
-              ledger.path().c_str());
+              path.c_str());
   return kExitOk;
 }
 

@@ -1,11 +1,9 @@
 // File: harness/cli/list_command.cpp
 // `claimbench list`: suites, claims and backends (with why one is unavailable).
-#include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <set>
 #include <string>
 
 #include "harness/claim.h"

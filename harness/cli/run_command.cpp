@@ -7,6 +7,7 @@
 // a killed run stays unsealed and shows as incomplete in `ledger log`).
 // Every result is committed as it is recorded, so nothing recorded is lost.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <regex>
@@ -29,7 +30,7 @@ struct RunOptions {
   std::vector<std::string> claims;  // ids or regexes
   std::string backend = "all";
   std::string profile = "quick";
-  uint64_t seed = 20250101;
+  std::string seed = "20250101";
   std::string ledger;
   bool json = false;
   bool strict = false;
@@ -143,10 +144,11 @@ std::string Unmet(const h::ClaimDef& def, const std::vector<h::Backend>& backend
 }
 
 void PrintJson(int64_t run_id, const cb::ledger::RunSummary& summary, const RunOptions& o,
-               const std::string& ledger_path, const std::vector<cb::ledger::ClaimRow>& rows) {
+               uint64_t seed, const std::string& ledger_path,
+               const std::vector<cb::ledger::ClaimRow>& rows) {
   nlohmann::json out = {{"run_id", run_id},       {"run_hash", summary.run_hash},
                         {"status", summary.status}, {"profile", o.profile},
-                        {"seed", o.seed},         {"ledger", ledger_path},
+                        {"seed", seed},           {"ledger", ledger_path},
                         {"claims", nlohmann::json::array()}};
   for (const auto& c : rows) {
     nlohmann::json j = {{"id", c.claim_id},         {"suite", c.suite},
@@ -170,8 +172,20 @@ int StrictExitCode(const std::vector<cb::ledger::ClaimRow>& rows) {
   return inconclusive ? kExitInconclusive : kExitOk;
 }
 
+// --seed: a whole decimal number in [0, 2^64).
+uint64_t ParseSeed(const std::string& text) {
+  uint64_t seed = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, seed);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw UsageError("--seed '" + text + "': expected an integer in [0, 2^64)");
+  }
+  return seed;
+}
+
 int Run(const RunOptions& o, const CommandLine& cmdline) {
   // Every argument is checked before the ledger is opened: bad input changes nothing.
+  const uint64_t seed = ParseSeed(o.seed);
   const auto profile = h::ParseProfile(o.profile);
   if (!profile) throw UsageError("--profile '" + o.profile + "': expected smoke, quick or full");
   const std::vector<h::Backend> backends = SelectBackends(o.backend);
@@ -179,14 +193,14 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
 
   h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, o.seed);
-  EnsureCeilings(ledger, meta.platform_hash, /*quick=*/*profile != h::Profile::kFull);
+  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, seed);
+  EnsureCeilings(ledger, meta.platform_hash);
   if (h::InterruptRequested()) throw UsageError("interrupted before the run started; no run recorded");
   const int64_t run_id = ledger.BeginRun(meta);
   if (!o.json) {
     std::fprintf(stderr, "claimbench run %lld: %zu claims, profile %s, seed %llu, ledger %s\n",
                  static_cast<long long>(run_id), selected.size(), o.profile.c_str(),
-                 static_cast<unsigned long long>(o.seed), ledger.path().c_str());
+                 static_cast<unsigned long long>(seed), ledger.path().c_str());
   }
 
   h::ProgressBar bar(static_cast<int>(selected.size()));
@@ -201,7 +215,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
       outcome.reason = unmet;
     } else {
       h::ClaimContext ctx(
-          *profile, o.seed, backends, cb::ledger::LedgerSink(ledger, run_id, def.spec.suite),
+          *profile, seed, backends, cb::ledger::LedgerSink(ledger, run_id, def.spec.suite),
           [&](double fraction, std::string_view what) {
             bar.Update(static_cast<int>(i), fraction,
                        what.empty() ? def.spec.id : def.spec.id + " " + std::string(what));
@@ -216,6 +230,10 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
         status = cb::ledger::RunStatus::kFailed;
         outcome.verdict = h::Verdict::kInconclusive;
         outcome.reason = std::string("error: ") + e.what();
+      } catch (...) {
+        status = cb::ledger::RunStatus::kFailed;
+        outcome.verdict = h::Verdict::kInconclusive;
+        outcome.reason = "error: unexpected exception";
       }
     }
     rows.push_back(ToRow(def.spec, outcome));
@@ -230,7 +248,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   const auto summary = ledger.GetRun(run_id);
 
   if (o.json) {
-    PrintJson(run_id, summary, o, ledger.path(), rows);
+    PrintJson(run_id, summary, o, seed, ledger.path(), rows);
   } else {
     PrintTable(rows);
     std::printf("\nrun %lld %s, run_hash %s\n", static_cast<long long>(run_id),
@@ -256,7 +274,8 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
   cmd->add_option("--backend", options->backend, "cpu, cuda or all (the available ones)")
       ->capture_default_str();
   cmd->add_option("--profile", options->profile, "smoke, quick or full")->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of every random stream")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of every random stream, in [0, 2^64)")
+      ->capture_default_str();
   cmd->add_option("--ledger", options->ledger,
                   "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
   cmd->add_flag("--json", options->json, "Print the verdicts as JSON on stdout");

@@ -2,10 +2,10 @@
 # method folder needs a one-line CMakeLists.txt and adding a paper edits no
 # shared file.
 #
-#   <name>*.cpp (not *_test.cpp)  -> OBJECT library cb_method_<name>, linked into
+#   *.cpp (not *_test.cpp)        -> OBJECT library cb_method_<name>, linked into
 #                                   `claimbench` (claims and benchmarks register
 #                                   statically; OBJECT keeps every registration)
-#   <name>*.cu                    -> added to that library when CUDA is on
+#   *.cu                          -> added to that library when CUDA is on
 #   *_test.cpp                    -> <name>_test, GoogleTest, ctest label <name>
 #                                   (and <name>.gpu, label "gpu": the same binary
 #                                   with CB_REQUIRE_GPU=1, only on CUDA builds)

@@ -8,6 +8,7 @@
 // README: suites/harness/README.md.
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -98,10 +99,12 @@ struct Sweep {
   std::vector<double> n, cost;
 };
 
-// Geometric grid lo, 2lo, ..., hi.
+// Geometric grid lo, 2lo, ..., hi. REQUIRES: at least the 5 points the
+// complexity fits need.
 std::vector<int64_t> Grid(int64_t lo, int64_t hi) {
   std::vector<int64_t> g;
   for (int64_t n = lo; n <= hi; n *= 2) g.push_back(n);
+  if (g.size() < 5) throw std::logic_error("size grid has fewer than 5 points");
   return g;
 }
 
@@ -192,13 +195,13 @@ h::Outcome QuadraticOps(h::ClaimContext& ctx) {
 }
 
 h::Outcome LinearTime(h::ClaimContext& ctx) {
-  const auto grid = Grid(1 << 12, ctx.ByProfile<int64_t>(1 << 15, 1 << 19, 1 << 22));
+  const auto grid = Grid(1 << 11, ctx.ByProfile<int64_t>(1 << 15, 1 << 19, 1 << 22));
   return Judge(ctx, "linear_loop", "wall_time", TimeLoop(ctx, "linear_loop", grid, LinearLoop),
                1.0, h::ComplexityClass::kN);
 }
 
 h::Outcome QuadraticTime(h::ClaimContext& ctx) {
-  const auto grid = Grid(1 << 7, ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
+  const auto grid = Grid(1 << 5, ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
   return Judge(ctx, "quadratic_loop", "wall_time",
                TimeLoop(ctx, "quadratic_loop", grid, QuadraticLoop), 2.0, h::ComplexityClass::kN2);
 }

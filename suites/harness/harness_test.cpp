@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -35,13 +34,12 @@ TEST(Loops, ComputeTheRightAnswers) {
   EXPECT_NEAR(LinearLoop(x).value, 0.4, 1e-12);
 }
 
-TEST(Claims, AreRegisteredWellFormedAndUnique) {
-  std::set<std::string> ids;
+// (Duplicate ids cannot reach this test: ClaimRegistration throws at start-up.)
+TEST(Claims, AreRegisteredAndWellFormed) {
   int harness_claims = 0;
   for (const auto& def : h::RegisteredClaims()) {
     const auto& s = def.spec;
     SCOPED_TRACE(s.id);
-    EXPECT_TRUE(ids.insert(s.id).second) << "duplicate id";
     EXPECT_EQ(s.id.rfind(s.suite + ".", 0), 0u) << "id must start with '<suite>.'";
     EXPECT_FALSE(s.paper.empty());
     EXPECT_FALSE(s.statement.empty());

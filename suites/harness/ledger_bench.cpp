@@ -121,6 +121,9 @@ void WithOpenRun(benchmark::State& state, const char* file, Body&& body) {
     body(ledger, ledger.BeginRun(BenchMeta()));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
+  } catch (const cb::harness::Interrupted&) {
+    // SIGINT during ctx.Record(): `claimbench bench` seals the run after this benchmark.
+    state.SkipWithError("interrupted");
   }
 }
 
