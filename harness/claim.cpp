@@ -73,19 +73,19 @@ std::vector<ClaimDef>& Registry() {
 
 }  // namespace
 
-const std::vector<ClaimDef>& RegisteredClaims() {
-  auto& claims = Registry();
-  std::stable_sort(claims.begin(), claims.end(),
-                   [](const ClaimDef& a, const ClaimDef& b) { return a.spec.id < b.spec.id; });
-  return claims;
-}
+const std::vector<ClaimDef>& RegisteredClaims() { return Registry(); }
 
 ClaimRegistration::ClaimRegistration(ClaimSpec spec, ClaimFn run) {
-  for (const auto& c : Registry()) {
-    // Two claims with one id would make ledger history ambiguous: fail at start-up.
-    if (c.spec.id == spec.id) throw std::logic_error("duplicate claim id " + spec.id);
+  auto& claims = Registry();
+  // Kept sorted by id as registered, so every listing and run has one order.
+  const auto at = std::lower_bound(
+      claims.begin(), claims.end(), spec.id,
+      [](const ClaimDef& c, const std::string& id) { return c.spec.id < id; });
+  // Two claims with one id would make ledger history ambiguous: fail at start-up.
+  if (at != claims.end() && at->spec.id == spec.id) {
+    throw std::logic_error("duplicate claim id " + spec.id);
   }
-  Registry().push_back({std::move(spec), std::move(run)});
+  claims.insert(at, {std::move(spec), std::move(run)});
 }
 
 // ---------------------------------------------------------------------------
@@ -116,9 +116,14 @@ std::string UnmetRequirement(const Requirements& r) {
   }
   if (r.energy_meter) {
     // Either meter will do: a claim about energy records which one it used.
-    const std::string cpu = MakeEnergyMeter(Backend::kCpu)->Unavailable();
-    const std::string gpu = MakeEnergyMeter(Backend::kCuda)->Unavailable();
-    if (!cpu.empty() && !gpu.empty()) return "no energy meter: rapl " + cpu + "; nvml " + gpu;
+    // Probed once per process (opening NVML is a dlopen).
+    static const std::string unmet = [] {
+      const std::string cpu = MakeEnergyMeter(Backend::kCpu)->Unavailable();
+      const std::string gpu = MakeEnergyMeter(Backend::kCuda)->Unavailable();
+      return cpu.empty() || gpu.empty() ? std::string()
+                                        : "no energy meter: rapl " + cpu + "; nvml " + gpu;
+    }();
+    if (!unmet.empty()) return unmet;
   }
   if (r.endpoint) {
     const char* endpoint = std::getenv("CLAIMBENCH_ENDPOINT");

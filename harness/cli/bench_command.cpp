@@ -59,11 +59,14 @@ struct BenchOptions {
 
 // Google Benchmark takes its settings as command-line flags; build them from ours.
 void InitializeBenchmark(const BenchOptions& o, bool list) {
-  std::vector<std::string> args = {"claimbench", "--benchmark_filter=" + o.filter,
+  // Google Benchmark keeps argv[0] (it prints it in the context): it must
+  // outlive this call. The flags it copies.
+  static char program[] = "claimbench";
+  std::vector<std::string> args = {"--benchmark_filter=" + o.filter,
                                    "--benchmark_repetitions=" + std::to_string(o.repetitions),
                                    "--benchmark_min_time=" + std::to_string(o.min_time),
                                    std::string("--benchmark_list_tests=") + (list ? "true" : "false")};
-  std::vector<char*> argv;
+  std::vector<char*> argv = {program};
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
@@ -131,8 +134,7 @@ void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) 
       ->capture_default_str();
   cmd->add_option("--repetitions", options->repetitions, "Repetitions (raw samples) per benchmark")
       ->capture_default_str();
-  cmd->add_option("--ledger", options->ledger,
-                  "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+  AddLedgerOption(cmd, &options->ledger);
   cmd->add_flag("--list", options->list, "List the matching benchmarks; run nothing");
   cmd->callback([options, cmdline, exit_code] { *exit_code = Bench(*options, cmdline); });
 }

@@ -33,6 +33,11 @@ std::string ResolveLedgerPath(const std::string& flag_value) {
   return "claimbench.db";
 }
 
+void AddLedgerOption(CLI::App* cmd, std::string* value) {
+  cmd->add_option("--ledger", *value,
+                  "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+}
+
 std::string JoinArgs(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {

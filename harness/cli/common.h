@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "ledger/ledger.h"
@@ -30,6 +31,9 @@ class UsageError : public std::runtime_error {
 
 // --ledger, else $CLAIMBENCH_LEDGER, else ./claimbench.db.
 std::string ResolveLedgerPath(const std::string& flag_value);
+
+// Adds the --ledger option (same name and help on every command) to `cmd`.
+void AddLedgerOption(CLI::App* cmd, std::string* value);
 
 // The command line as one string (recorded with the run).
 std::string JoinArgs(int argc, char** argv);

@@ -227,10 +227,7 @@ void AddLedgerCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<LedgerOptions>();
   CLI::App* ledger = app.add_subcommand("ledger", "Inspect, verify and exchange ledgers");
   ledger->require_subcommand(1);
-  auto add_ledger_flag = [&](CLI::App* cmd) {
-    cmd->add_option("--ledger", o->ledger,
-                    "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
-  };
+  auto add_ledger_flag = [&](CLI::App* cmd) { AddLedgerOption(cmd, &o->ledger); };
 
   CLI::App* verify = ledger->add_subcommand("verify", "Recompute every hash; name the first bad row");
   add_ledger_flag(verify);

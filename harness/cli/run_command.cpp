@@ -61,17 +61,6 @@ void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
   }
 }
 
-// Whether claim `def` is selected by --suite / --claim.
-bool Selected(const h::ClaimDef& def, const RunOptions& o) {
-  bool suite_ok = o.suites.empty();
-  for (const auto& s : o.suites) suite_ok |= def.spec.suite == s;
-  bool claim_ok = o.claims.empty();
-  for (const auto& pattern : o.claims) {
-    claim_ok |= def.spec.id == pattern || std::regex_match(def.spec.id, std::regex(pattern));
-  }
-  return suite_ok && claim_ok;
-}
-
 cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   cb::ledger::ClaimRow row;
   row.claim_id = s.id;
@@ -114,17 +103,27 @@ std::vector<h::Backend> SelectBackends(const std::string& flag) {
   return {*b};
 }
 
+// The claims --suite and --claim select: a claim matches a --claim value
+// equal to its id or a regex matching its whole id.
 std::vector<const h::ClaimDef*> SelectClaims(const RunOptions& o) {
+  std::vector<std::regex> patterns;
   for (const auto& pattern : o.claims) {
     try {
-      std::regex re(pattern);
+      patterns.emplace_back(pattern);
     } catch (const std::regex_error&) {
       throw UsageError("--claim '" + pattern + "': not a valid regular expression");
     }
   }
   std::vector<const h::ClaimDef*> selected;
   for (const auto& def : h::RegisteredClaims()) {
-    if (Selected(def, o)) selected.push_back(&def);
+    const auto& id = def.spec.id;
+    bool suite_ok = o.suites.empty();
+    for (const auto& suite : o.suites) suite_ok |= def.spec.suite == suite;
+    bool claim_ok = o.claims.empty();
+    for (size_t i = 0; i < patterns.size(); ++i) {
+      claim_ok |= id == o.claims[i] || std::regex_match(id, patterns[i]);
+    }
+    if (suite_ok && claim_ok) selected.push_back(&def);
   }
   if (selected.empty()) {
     throw UsageError("no claim matches the --suite/--claim selection (see `claimbench list`)");
@@ -276,8 +275,7 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
   cmd->add_option("--profile", options->profile, "smoke, quick or full")->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of every random stream, in [0, 2^64)")
       ->capture_default_str();
-  cmd->add_option("--ledger", options->ledger,
-                  "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+  AddLedgerOption(cmd, &options->ledger);
   cmd->add_flag("--json", options->json, "Print the verdicts as JSON on stdout");
   cmd->add_flag("--strict", options->strict,
                 "Exit 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE");
