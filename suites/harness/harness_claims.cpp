@@ -195,13 +195,16 @@ h::Outcome QuadraticOps(h::ClaimContext& ctx) {
 }
 
 h::Outcome LinearTime(h::ClaimContext& ctx) {
-  const auto grid = Grid(1 << 11, ctx.ByProfile<int64_t>(1 << 15, 1 << 19, 1 << 22));
+  // Smoke starts lower only so that its grid has the 5 points the fits need.
+  const auto grid = Grid(ctx.ByProfile<int64_t>(1 << 11, 1 << 12, 1 << 12),
+                         ctx.ByProfile<int64_t>(1 << 15, 1 << 19, 1 << 22));
   return Judge(ctx, "linear_loop", "wall_time", TimeLoop(ctx, "linear_loop", grid, LinearLoop),
                1.0, h::ComplexityClass::kN);
 }
 
 h::Outcome QuadraticTime(h::ClaimContext& ctx) {
-  const auto grid = Grid(1 << 5, ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
+  const auto grid = Grid(ctx.ByProfile<int64_t>(1 << 5, 1 << 7, 1 << 7),
+                         ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
   return Judge(ctx, "quadratic_loop", "wall_time",
                TimeLoop(ctx, "quadratic_loop", grid, QuadraticLoop), 2.0, h::ComplexityClass::kN2);
 }
