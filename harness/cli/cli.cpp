@@ -3,9 +3,12 @@
 // one line on stderr and exit code 3.
 #include "harness/cli/cli.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "harness/build_info.h"
 #include "harness/cli/commands.h"
@@ -41,7 +44,22 @@ void CheckCommandNames(const CLI::App& app, int argc, char** argv) {
   }
 }
 
+std::vector<RegisteredCommand>& MutableCommands() {
+  static std::vector<RegisteredCommand> commands;
+  return commands;
+}
+
 }  // namespace
+
+CommandRegistration::CommandRegistration(const char* name, AddCommandFn add) {
+  auto& commands = MutableCommands();
+  const auto at = std::lower_bound(
+      commands.begin(), commands.end(), name,
+      [](const RegisteredCommand& c, const char* n) { return std::strcmp(c.name, n) < 0; });
+  commands.insert(at, {name, add});
+}
+
+const std::vector<RegisteredCommand>& RegisteredCommands() { return MutableCommands(); }
 
 int Main(int argc, char** argv) {
   CLI::App app{"claimbench: check ICLR 2025 papers' claims on CPU and CUDA, and record every "
@@ -56,6 +74,9 @@ int Main(int argc, char** argv) {
   AddRunCommand(app, cmdline, &exit_code);
   AddBenchCommand(app, cmdline, &exit_code);
   AddLedgerCommand(app, &exit_code);
+  for (const RegisteredCommand& command : RegisteredCommands()) {
+    command.add(app, cmdline, &exit_code);
+  }
 
   try {
     CheckCommandNames(app, argc, argv);

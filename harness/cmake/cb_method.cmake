@@ -5,6 +5,7 @@
 #   *.cpp (not *_test.cpp)        -> OBJECT library cb_method_<name>, linked into
 #                                   `claimbench` (claims and benchmarks register
 #                                   statically; OBJECT keeps every registration)
+#                                   (and method commands: CB_REGISTER_COMMAND)
 #   *.cu                          -> added to that library when CUDA is on
 #   *_test.cpp                    -> <name>_test, GoogleTest, ctest label <name>
 #                                   (and <name>.gpu, label "gpu": the same binary
@@ -23,7 +24,7 @@ function(cb_method name)
   else()
     add_library(${lib} OBJECT ${host_srcs})
     target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
-    target_link_libraries(${lib} PUBLIC cb_harness cb_ledger cb_reference cb_generators
+    target_link_libraries(${lib} PUBLIC cb_harness cb_ledger cb_reference cb_generators cb_cli
                           benchmark::benchmark)
     target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CB_WARNINGS}>)
     if(CB_HAVE_CUDA AND cuda_srcs)

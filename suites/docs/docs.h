@@ -1,0 +1,84 @@
+// File: suites/docs/docs.h
+// -----------------------------------------------------------------------------
+// DOCS (Min & Wang, ICLR 2025) at production sizes: the fp32 fast paths
+// beside the fp64 reference (reference/docs.h, the spec), dispatched by
+// backend (DESIGN §3). Host-only header: never includes cuda_runtime.h.
+//
+//   X (m, n1), Y (m, n2), fp32, ROW-MAJOR; columns are the neurons compared
+//   Xn, Yn       columns scaled to unit norm (norms accumulated in fp64)
+//   C = Xn^T Yn  (n1, n2), fp32 GEMM: CBLAS sgemm on the CPU, cuBLAS on CUDA
+//   s_x[j] = max_k |C_jk|, s_y[k] = max_j |C_jk|, fused with the GEMM over
+//                blocks of rows of C, so C is never held whole
+//   (u, beta) = reference Gumbel MLE in fp64 on the host; S = (u_x + u_y) / 2
+//
+// Accuracy: an fp32 cosine of unit vectors of length m is within about
+// sqrt(m) * 2^-24 of the fp64 one, so the maxima agree with the reference to
+// ~1e-6 for m <= 8192 and S to the same order; the tests hold the backends to
+// AllClose(maxima, atol 1e-5) and |delta S| <= 1e-5 against the fp64 reference.
+#ifndef CB_SUITES_DOCS_DOCS_H_
+#define CB_SUITES_DOCS_DOCS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "reference/docs.h"
+
+namespace cb::docs {
+
+// A read-only (rows, cols) fp32 row-major matrix; `name` labels errors.
+struct MatrixView {
+  const float* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::string name = "X";
+};
+
+// CheckDocsInput()
+//
+// Throws std::invalid_argument with one line naming the matrix when either is
+// empty, when the row counts differ, when an entry is NaN or infinite (naming
+// its row and column), or when a column is all zeros (its cosine is
+// undefined). Every backend calls it before any work.
+void CheckDocsInput(const MatrixView& x, const MatrixView& y);
+
+// AbsMaxima()
+//
+// The row and column absolute maxima of the cosine matrix of x and y,
+// computed on `backend` in fp32 and returned as doubles, each clamped to
+// [0, 1]. Throws as CheckDocsInput(), std::runtime_error when the backend is
+// unavailable (with its reason), cb::CudaError on a CUDA failure.
+cb::ref::docs::AbsMaxima AbsMaxima(cb::harness::Backend backend, const MatrixView& x,
+                                   const MatrixView& y);
+
+// Docs()
+//
+// The whole DOCS of x and y: AbsMaxima() on `backend`, then the fp64 Gumbel
+// fits of the reference (cb::ref::docs::GumbelFit) on the host.
+cb::ref::docs::DocsResult Docs(cb::harness::Backend backend, const MatrixView& x,
+                               const MatrixView& y);
+
+// The row-block height the CPU path uses for C (n1, n2): as many rows of C
+// as fit in about 4 MiB, at least 1, so a block stays in the last-level
+// cache while its maxima are taken, and sgemm still gets long panels.
+int64_t CpuBlockRows(int64_t n2);
+
+// The CPU path (docs_cpu.cpp); call through AbsMaxima().
+cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y);
+
+#if CB_HAVE_CUDA
+// The CUDA path (docs.cu); call through AbsMaxima(). Copies x and y to the
+// device, and only the two maxima vectors back.
+cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y);
+
+// Seconds per call of the device work alone (normalisation, GEMM, maxima;
+// no host transfers), one sample per repetition, L2 flushed before each:
+// what the benchmark compares with the cuBLAS SGEMM ceiling.
+std::vector<double> TimeAbsMaximaCudaOnDevice(const MatrixView& x, const MatrixView& y,
+                                              int repetitions);
+#endif
+
+}  // namespace cb::docs
+
+#endif  // CB_SUITES_DOCS_DOCS_H_
