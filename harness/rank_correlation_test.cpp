@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <stdexcept>
 #include <vector>
 
@@ -26,8 +25,9 @@ TEST(SpearmanRho, MonotoneRelationsGiveOneOrMinusOne) {
 // A worked example by hand: x ranks 1..5, y ranks {2, 1, 4, 3, 5};
 // sum d^2 = 1 + 1 + 1 + 1 + 0 = 4, rho = 1 - 6 * 4 / (5 * 24) = 0.8.
 TEST(SpearmanRho, MatchesTheTextbookFormulaWithoutTies) {
-  EXPECT_NEAR(SpearmanRho(std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{20, 10, 40, 30, 50}),
-              0.8, 1e-15);
+  EXPECT_NEAR(
+      SpearmanRho(std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{20, 10, 40, 30, 50}), 0.8,
+      1e-15);
 }
 
 // With ties, rho is Pearson on average ranks: x = {1, 2, 2, 3} has ranks
@@ -40,7 +40,8 @@ TEST(SpearmanRho, TiesUsePearsonOnAverageRanks) {
 
 TEST(SpearmanRho, RejectsBadInput) {
   EXPECT_THROW(SpearmanRho(std::vector<double>{1}, std::vector<double>{1}), std::invalid_argument);
-  EXPECT_THROW(SpearmanRho(std::vector<double>{1, 2}, std::vector<double>{1}), std::invalid_argument);
+  EXPECT_THROW(SpearmanRho(std::vector<double>{1, 2}, std::vector<double>{1}),
+               std::invalid_argument);
   EXPECT_THROW(SpearmanRho(std::vector<double>{1, NAN}, std::vector<double>{1, 2}),
                std::invalid_argument);
 }

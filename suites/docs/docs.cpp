@@ -3,6 +3,7 @@
 #include "suites/docs/docs.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,10 @@ std::string Shape(const MatrixView& a) {
 void CheckMatrix(const MatrixView& a) {
   if (a.rows <= 0 || a.cols <= 0 || a.data == nullptr) {
     throw std::invalid_argument("DOCS: matrix " + a.name + " is empty (" + Shape(a) + ")");
+  }
+  if (a.rows > INT_MAX || a.cols > INT_MAX) {
+    throw std::invalid_argument("DOCS: matrix " + a.name + " (" + Shape(a) +
+                                ") has a dimension above INT_MAX");
   }
   std::vector<char> nonzero(static_cast<size_t>(a.cols), 0);
   for (int64_t r = 0; r < a.rows; ++r) {
@@ -62,8 +67,8 @@ cb::ref::docs::AbsMaxima AbsMaxima(h::Backend backend, const MatrixView& x, cons
   CheckDocsInput(x, y);
   const auto status = h::Availability(backend);
   if (!status.ok) {
-    throw std::runtime_error(std::string(h::BackendName(backend)) + " unavailable: " +
-                             status.reason);
+    throw std::runtime_error(std::string(h::BackendName(backend)) +
+                             " unavailable: " + status.reason);
   }
   if (backend == h::Backend::kCpu) return AbsMaximaCpu(x, y);
 #if CB_HAVE_CUDA

@@ -7,7 +7,7 @@
 //   3. abs_max_kernel reads C_blk once and folds it into both maxima vectors
 // Only s_x (n1) and s_y (n2) come back to the host; C never leaves the device.
 // Checked against the fp64 reference by suites/docs/docs_test.cpp
-// (DocsBackendTest/cuda) and by claim docs.D1's backend rows.
+// (DocsBackendTest/cuda) and by claim docs.D5.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -20,6 +20,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device_buffer.cuh"
 #include "harness/cuda/event_timer.cuh"
+#include "harness/cuda/l2_flush.cuh"
 #include "suites/docs/docs.h"
 
 namespace cb::docs {
@@ -28,36 +29,43 @@ namespace {
 using cb::harness::cuda_internal::DeviceBuffer;
 
 constexpr int kThreads = 256;
-constexpr int kSumRowsPerBlock = 64;   // rows one column_sum_sq block sums
-constexpr int kMaxRowsPerTile = 32;    // rows of C one abs_max block walks
+constexpr int kSumRowsPerBlock = 64;  // rows one column_sum_sq block sums
+constexpr int kMaxRowsPerTile = 32;   // rows of C one abs_max block walks
 // C blocks of at most 2^26 floats (256 MiB): n <= 8192 is one block, larger
-// sizes are cut so device memory stays bounded.
+// sizes are cut so device memory stays bounded. A block also has at most
+// 65535 tiles of rows (the grid's y limit).
 constexpr int64_t kMaxBlockFloats = int64_t{1} << 26;
+constexpr int64_t kMaxGridY = 65535;
 
-// Grid (ceil(n / 256), ceil(m / 64)); thread = one column over 64 rows.
-// Adjacent threads read adjacent columns of one row: coalesced. fp64
-// partial sums meet in sum_sq by atomicAdd (sm_60+).
+// Grid (ceil(n / 256), min(ceil(m / 64), 65535)); thread = one column over
+// chunks of 64 rows (grid-stride over chunks, so any m fits). Adjacent
+// threads read adjacent columns of one row: coalesced. fp64 partial sums meet
+// in sum_sq by atomicAdd (sm_60+).
 __global__ void column_sum_sq_kernel(const float* __restrict__ a, int64_t m, int64_t n,
                                      double* __restrict__ sum_sq) {
   const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= n) return;
-  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kSumRowsPerBlock;
-  const int64_t r1 = min(m, r0 + kSumRowsPerBlock);
   double s = 0.0;
-  for (int64_t r = r0; r < r1; ++r) {
-    const double v = a[r * n + c];
-    s += v * v;
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kSumRowsPerBlock; r0 < m;
+       r0 += static_cast<int64_t>(gridDim.y) * kSumRowsPerBlock) {
+    const int64_t r1 = min(m, r0 + kSumRowsPerBlock);
+    for (int64_t r = r0; r < r1; ++r) {
+      const double v = a[r * n + c];
+      s += v * v;
+    }
   }
   atomicAdd(&sum_sq[c], s);
 }
 
-// out[i] = a[i] / sqrt(sum_sq[i % n]), rounded once to fp32 (as the CPU does).
-__global__ void scale_columns_kernel(const float* __restrict__ a, int64_t total, int64_t n,
+// Grid (ceil(n / 256), min(m, 65535)); thread = one column, grid-stride over
+// rows. out = a * (1 / sqrt(sum_sq)), rounded once to fp32, as the CPU does.
+__global__ void scale_columns_kernel(const float* __restrict__ a, int64_t m, int64_t n,
                                      const double* __restrict__ sum_sq, float* __restrict__ out) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += stride) {
-    out[i] = static_cast<float>(static_cast<double>(a[i]) / sqrt(sum_sq[i % n]));
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  const double inv_norm = 1.0 / sqrt(sum_sq[c]);
+  for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
+    out[r * n + c] = static_cast<float>(static_cast<double>(a[r * n + c]) * inv_norm);
   }
 }
 
@@ -66,6 +74,9 @@ __global__ void scale_columns_kernel(const float* __restrict__ a, int64_t total,
 // |C| >= 0, so the float bit patterns order as unsigned integers and the
 // maxima can be combined with integer atomicMax; __reduce_max_sync (sm_80+)
 // takes each row's maximum across a warp.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "suites/docs/docs.cu needs sm_80 or newer (__reduce_max_sync)"
+#endif
 __global__ void abs_max_kernel(const float* __restrict__ c, int64_t rows, int64_t n2,
                                int64_t row_offset, unsigned* __restrict__ s_x_bits,
                                unsigned* __restrict__ s_y_bits) {
@@ -77,8 +88,7 @@ __global__ void abs_max_kernel(const float* __restrict__ c, int64_t rows, int64_
   unsigned col_max = 0u;
   for (int i = 0; i < kMaxRowsPerTile; ++i) {
     const int64_t r = r0 + i;
-    const unsigned bits =
-        (r < rows && k < n2) ? __float_as_uint(fabsf(c[r * n2 + k])) : 0u;
+    const unsigned bits = (r < rows && k < n2) ? __float_as_uint(fabsf(c[r * n2 + k])) : 0u;
     col_max = max(col_max, bits);
     const unsigned warp_max = __reduce_max_sync(0xffffffffu, bits);
     if ((threadIdx.x & 31) == 0 && warp_max != 0u) atomicMax(&tile_row_max[i], warp_max);
@@ -103,18 +113,28 @@ unsigned Blocks(int64_t count, int64_t per_block) {
 // upload, so the benchmark can time the device work alone.
 class DeviceDocs {
  public:
-  DeviceDocs(const MatrixView& x, const MatrixView& y)
-      : m_(x.rows), n1_(x.cols), n2_(y.cols),
+  DeviceDocs(const MatrixView& x, const MatrixView& y, int64_t block_rows)
+      : m_(x.rows),
+        n1_(x.cols),
+        n2_(y.cols),
         x_(std::span<const float>(x.data, x.rows * x.cols)),
         y_(std::span<const float>(y.data, y.rows * y.cols)),
-        xn_(x_.size()), yn_(y_.size()), sum_sq_x_(n1_), sum_sq_y_(n2_),
-        block_rows_(std::max<int64_t>(1, std::min(n1_, kMaxBlockFloats / n2_))),
-        c_block_(static_cast<size_t>(block_rows_ * n2_)), s_x_bits_(n1_), s_y_bits_(n2_) {
+        xn_(x_.size()),
+        yn_(y_.size()),
+        sum_sq_x_(n1_),
+        sum_sq_y_(n2_),
+        block_rows_(block_rows > 0 ? std::min(block_rows, n1_)
+                                   : std::min({n1_, std::max<int64_t>(1, kMaxBlockFloats / n2_),
+                                               kMaxGridY * kMaxRowsPerTile})),
+        c_block_(static_cast<size_t>(block_rows_ * n2_)),
+        s_x_bits_(n1_),
+        s_y_bits_(n2_) {
     cublasHandle_t h = nullptr;
     CB_CUBLAS_CHECK(cublasCreate(&h));
     cublas_.reset(h);
-    // fp32 FMA GEMM: TF32 would cost the 1e-5 agreement with the reference.
-    CB_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    // Plain fp32 GEMM. Stated, not assumed: TF32 tensor-op math (10-bit
+    // mantissas) would cost the 1e-5 agreement with the reference.
+    CB_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
   }
 
   void Enqueue(cudaStream_t stream) {
@@ -151,12 +171,14 @@ class DeviceDocs {
   void Normalize(const DeviceBuffer<float>& a, int64_t n, DeviceBuffer<double>& sum_sq,
                  DeviceBuffer<float>& out, cudaStream_t stream) {
     CB_CUDA_CHECK(cudaMemsetAsync(sum_sq.data(), 0, sum_sq.bytes(), stream));
-    column_sum_sq_kernel<<<dim3(Blocks(n, kThreads), Blocks(m_, kSumRowsPerBlock)), kThreads, 0,
-                           stream>>>(a.data(), m_, n, sum_sq.data());
+    const auto chunks =
+        static_cast<unsigned>(std::min<int64_t>(Blocks(m_, kSumRowsPerBlock), kMaxGridY));
+    column_sum_sq_kernel<<<dim3(Blocks(n, kThreads), chunks), kThreads, 0, stream>>>(
+        a.data(), m_, n, sum_sq.data());
     CB_CUDA_CHECK_LAUNCH();
-    const int64_t total = m_ * n;
-    scale_columns_kernel<<<std::min<unsigned>(Blocks(total, kThreads), 65535u), kThreads, 0,
-                           stream>>>(a.data(), total, n, sum_sq.data(), out.data());
+    const auto rows = static_cast<unsigned>(std::min<int64_t>(m_, kMaxGridY));
+    scale_columns_kernel<<<dim3(Blocks(n, kThreads), rows), kThreads, 0, stream>>>(
+        a.data(), m_, n, sum_sq.data(), out.data());
     CB_CUDA_CHECK_LAUNCH();
   }
 
@@ -165,7 +187,9 @@ class DeviceDocs {
     for (size_t i = 0; i < bits.size(); ++i) {
       float v;
       std::memcpy(&v, &bits[i], sizeof v);
-      out[i] = std::min(1.0, static_cast<double>(v));
+      // Rounding can pass 1 by an ulp; a NaN (0x7fc00000 beats every finite
+      // pattern in atomicMax) stays NaN, so the Gumbel fit refuses it.
+      out[i] = std::min(static_cast<double>(v), 1.0);
     }
     return out;
   }
@@ -181,20 +205,35 @@ class DeviceDocs {
 
 }  // namespace
 
-cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y) {
-  DeviceDocs docs(x, y);
+cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y,
+                                       int64_t block_rows) {
+  DeviceDocs docs(x, y, block_rows);
   docs.Enqueue(nullptr);
   CB_CUDA_CHECK(cudaDeviceSynchronize());
   return docs.Download();
 }
 
-std::vector<double> TimeAbsMaximaCudaOnDevice(const MatrixView& x, const MatrixView& y,
-                                              int repetitions) {
+struct CudaDocsProblem::Impl {
+  Impl(const MatrixView& x, const MatrixView& y) : docs(x, y, 0) {}
+  DeviceDocs docs;
+  cb::harness::cuda_internal::L2Flush flush;
+  cb::harness::cuda_internal::EventTimer timer;
+};
+
+CudaDocsProblem::CudaDocsProblem(const MatrixView& x, const MatrixView& y) {
   CheckDocsInput(x, y);
-  DeviceDocs docs(x, y);
-  return cb::harness::cuda_internal::TimeKernel(
-      [&](cudaStream_t stream) { docs.Enqueue(stream); }, /*warmup=*/1, repetitions,
-      /*cold=*/true);
+  impl_ = std::make_unique<Impl>(x, y);
+}
+
+CudaDocsProblem::~CudaDocsProblem() = default;
+
+double CudaDocsProblem::TimeOnce() {
+  impl_->flush.Flush(nullptr);
+  impl_->timer.Start(nullptr);
+  impl_->docs.Enqueue(nullptr);
+  impl_->timer.Stop(nullptr);
+  CB_CUDA_CHECK_LAUNCH();
+  return impl_->timer.ElapsedSeconds();
 }
 
 }  // namespace cb::docs

@@ -7,18 +7,22 @@
 //   X (m, n1), Y (m, n2), fp32, ROW-MAJOR; columns are the neurons compared
 //   Xn, Yn       columns scaled to unit norm (norms accumulated in fp64)
 //   C = Xn^T Yn  (n1, n2), fp32 GEMM: CBLAS sgemm on the CPU, cuBLAS on CUDA
-//   s_x[j] = max_k |C_jk|, s_y[k] = max_j |C_jk|, fused with the GEMM over
-//                blocks of rows of C, so C is never held whole
+//   s_x[j] = max_k |C_jk|, s_y[k] = max_j |C_jk|, taken from each block of
+//                rows of C right after that block's GEMM (on the CPU while it
+//                is in cache), so C is never held whole
 //   (u, beta) = reference Gumbel MLE in fp64 on the host; S = (u_x + u_y) / 2
 //
-// Accuracy: an fp32 cosine of unit vectors of length m is within about
-// sqrt(m) * 2^-24 of the fp64 one, so the maxima agree with the reference to
-// ~1e-6 for m <= 8192 and S to the same order; the tests hold the backends to
+// Accuracy: an fp32 cosine of unit vectors of length m is typically within
+// sqrt(m) * 2^-24 of the fp64 one (6e-8 at m = 64, 5.4e-6 at m = 8192), and
+// S moves by no more than the maxima do; the tests hold the backends to
 // AllClose(maxima, atol 1e-5) and |delta S| <= 1e-5 against the fp64 reference.
+//
+// Sizes: m, n1, n2 must each fit an int (the BLAS interfaces take int).
 #ifndef CB_SUITES_DOCS_DOCS_H_
 #define CB_SUITES_DOCS_DOCS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,9 +42,9 @@ struct MatrixView {
 // CheckDocsInput()
 //
 // Throws std::invalid_argument with one line naming the matrix when either is
-// empty, when the row counts differ, when an entry is NaN or infinite (naming
-// its row and column), or when a column is all zeros (its cosine is
-// undefined). Every backend calls it before any work.
+// empty or has a dimension above INT_MAX, when the row counts differ, when an
+// entry is NaN or infinite (naming its row and column), or when a column is
+// all zeros (its cosine is undefined). Every backend calls it before any work.
 void CheckDocsInput(const MatrixView& x, const MatrixView& y);
 
 // AbsMaxima()
@@ -64,19 +68,37 @@ cb::ref::docs::DocsResult Docs(cb::harness::Backend backend, const MatrixView& x
 // cache while its maxima are taken, and sgemm still gets long panels.
 int64_t CpuBlockRows(int64_t n2);
 
-// The CPU path (docs_cpu.cpp); call through AbsMaxima().
-cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y);
+// The CPU path (docs_cpu.cpp); call through AbsMaxima(). `block_rows` > 0
+// overrides CpuBlockRows() (tests use it to cut small problems into blocks).
+// REQUIRES: CheckDocsInput(x, y) passed.
+cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y,
+                                      int64_t block_rows = 0);
 
 #if CB_HAVE_CUDA
 // The CUDA path (docs.cu); call through AbsMaxima(). Copies x and y to the
-// device, and only the two maxima vectors back.
-cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y);
+// device, and only the two maxima vectors back. `block_rows` > 0 overrides
+// the device's block height (at most 2^26 floats of C at a time), as above.
+// REQUIRES: CheckDocsInput(x, y) passed.
+cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y,
+                                       int64_t block_rows = 0);
 
-// Seconds per call of the device work alone (normalisation, GEMM, maxima;
-// no host transfers), one sample per repetition, L2 flushed before each:
-// what the benchmark compares with the cuBLAS SGEMM ceiling.
-std::vector<double> TimeAbsMaximaCudaOnDevice(const MatrixView& x, const MatrixView& y,
-                                              int repetitions);
+// One DOCS problem uploaded once, so that the device work alone
+// (normalisation, GEMM, maxima; no transfers) can be timed: what the
+// benchmark compares with the cuBLAS SGEMM ceiling.
+class CudaDocsProblem {
+ public:
+  CudaDocsProblem(const MatrixView& x, const MatrixView& y);  // checks input, uploads
+  ~CudaDocsProblem();
+  CudaDocsProblem(const CudaDocsProblem&) = delete;
+  CudaDocsProblem& operator=(const CudaDocsProblem&) = delete;
+
+  // Seconds of one run of the device work (CUDA events), L2 flushed before.
+  double TimeOnce();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 #endif
 
 }  // namespace cb::docs

@@ -68,7 +68,9 @@ std::string FormatJson(const SimilarityMatrix& sim, const std::vector<NamedTenso
   nlohmann::json j = {{"backend", backend}, {"run_id", run_id}};
   j["tensors"] = nlohmann::json::array();
   for (const auto& t : tensors) {
-    j["tensors"].push_back({{"file", t.file}, {"name", t.name}, {"shape", {t.rows, t.cols}},
+    j["tensors"].push_back({{"file", t.file},
+                            {"name", t.name},
+                            {"shape", {t.rows, t.cols}},
                             {"content_hash", t.content_hash}});
   }
   j["docs"] = nlohmann::json::array();
@@ -86,8 +88,8 @@ h::Result PairRow(const NamedTensor& x, const NamedTensor& y, const std::string&
   row.suite = "docs";
   row.case_name = "checkpoint";
   row.backend = backend;
-  row.params = {{"x", x.name}, {"y", y.name}, {"x_file", x.file}, {"y_file", y.file},
-                {"m", x.rows},  {"n1", x.cols}, {"n2", y.cols}};
+  row.params = {{"x", x.name}, {"y", y.name},  {"x_file", x.file}, {"y_file", y.file},
+                {"m", x.rows}, {"n1", x.cols}, {"n2", y.cols}};
   row.metric = "docs_score";
   row.unit = "similarity";
   row.value = r.score;
@@ -95,6 +97,18 @@ h::Result PairRow(const NamedTensor& x, const NamedTensor& y, const std::string&
   return row;
 }
 
+// Fails now, before any work, when --out cannot be written: its temporary
+// file is created and removed again.
+void CheckOutputWritable(const std::string& path) {
+  if (path.empty()) return;
+  const std::string tmp = path + ".tmp";
+  if (!std::ofstream(tmp, std::ios::binary | std::ios::trunc)) {
+    throw UsageError("--out " + path + ": cannot write there");
+  }
+  std::remove(tmp.c_str());
+}
+
+// stdout, or `path` through a temporary file and a rename (no partial file).
 void WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty()) {
     std::cout << text << std::flush;
@@ -122,6 +136,7 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
   if (const auto status = h::Availability(*backend); !status.ok) {
     throw UsageError("--backend " + o.backend + ": unavailable: " + status.reason);
   }
+  CheckOutputWritable(o.out);
   const std::vector<NamedTensor> tensors = LoadMatchingTensors(o.files, o.match);
   const size_t pairs = tensors.size() * (tensors.size() - 1) / 2;
 
@@ -129,10 +144,10 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(cb::cli::ResolveLedgerPath(o.ledger));
   const int64_t run_id = ledger.BeginRun(
       cb::cli::CollectRunMeta(cb::cli::JoinArgs(cmdline.argc, cmdline.argv), "docs", 0));
-  std::fprintf(stderr, "claimbench docs run %lld: %zu tensors of %lld rows, %zu pairs, %s, ledger %s\n",
-               static_cast<long long>(run_id), tensors.size(),
-               static_cast<long long>(tensors[0].rows), pairs, o.backend.c_str(),
-               ledger.path().c_str());
+  std::fprintf(
+      stderr, "claimbench docs run %lld: %zu tensors of %lld rows, %zu pairs, %s, ledger %s\n",
+      static_cast<long long>(run_id), tensors.size(), static_cast<long long>(tensors[0].rows),
+      pairs, o.backend.c_str(), ledger.path().c_str());
 
   h::ProgressBar bar(static_cast<int>(pairs));
   int done = 0;
@@ -141,12 +156,13 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
     sim = LayerSimilarity(*backend, tensors, [&](size_t i, size_t j, const auto& r) {
       ledger.AddResult(run_id, PairRow(tensors[i], tensors[j], o.backend, r));
       bar.Update(++done, 0, tensors[i].name + " vs " + tensors[j].name);
-      if (h::InterruptRequested()) throw h::Interrupted{};
+      if (h::InterruptRequested() && done < static_cast<int>(pairs)) throw h::Interrupted{};
     });
   } catch (const h::Interrupted&) {
     bar.Clear();
     ledger.FinishRun(run_id, cb::ledger::RunStatus::kInterrupted);
-    std::fprintf(stderr, "claimbench: interrupted after %d of %zu pairs; run %lld sealed as interrupted\n",
+    std::fprintf(stderr,
+                 "claimbench: interrupted after %d of %zu pairs; run %lld sealed as interrupted\n",
                  done, pairs, static_cast<long long>(run_id));
     return cb::cli::kExitError;
   } catch (...) {
@@ -155,9 +171,16 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
     throw;
   }
   bar.Clear();
+  // The output is written before the run is sealed, so a run sealed
+  // "complete" always delivered its matrix.
+  try {
+    WriteOutput(o.out,
+                o.format == "csv" ? FormatCsv(sim) : FormatJson(sim, tensors, o.backend, run_id));
+  } catch (...) {
+    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
+    throw;
+  }
   ledger.FinishRun(run_id, cb::ledger::RunStatus::kComplete);
-  WriteOutput(o.out, o.format == "csv" ? FormatCsv(sim)
-                                       : FormatJson(sim, tensors, o.backend, run_id));
   return cb::cli::kExitOk;
 }
 

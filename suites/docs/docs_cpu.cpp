@@ -37,12 +37,13 @@ std::vector<float> NormalizeColumns(const MatrixView& a) {
 
 }  // namespace
 
-cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y) {
+cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y,
+                                      int64_t block_rows) {
   const int64_t m = x.rows, n1 = x.cols, n2 = y.cols;
   const std::vector<float> xn = NormalizeColumns(x);  // (m, n1)
   const std::vector<float> yn = NormalizeColumns(y);  // (m, n2)
 
-  const int64_t block = std::min(n1, CpuBlockRows(n2));
+  const int64_t block = std::min(n1, block_rows > 0 ? block_rows : CpuBlockRows(n2));
   std::vector<float> c_block(static_cast<size_t>(block * n2));  // (block, n2) rows j0.. of C
   std::vector<float> col_max(n2, 0.0f);
   cb::ref::docs::AbsMaxima out;
@@ -63,11 +64,11 @@ cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y) 
         row_max = std::max(row_max, v);
         col_max[k] = std::max(col_max[k], v);
       }
-      out.s_x[j0 + i] = std::min(1.0, double(row_max));
+      out.s_x[j0 + i] = std::min(double(row_max), 1.0);  // rounding can pass 1 by an ulp
     }
   }
   out.s_y.resize(n2);
-  for (int64_t k = 0; k < n2; ++k) out.s_y[k] = std::min(1.0, double(col_max[k]));
+  for (int64_t k = 0; k < n2; ++k) out.s_y[k] = std::min(double(col_max[k]), 1.0);
   return out;
 }
 

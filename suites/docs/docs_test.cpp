@@ -4,8 +4,9 @@
 // (reference/docs.h) on every backend, bad input, and the checkpoint path:
 // safetensors written, read back, selected by regex and scored, through the
 // library and through `claimbench docs`.
-#include <gtest/gtest.h>
+#include "reference/docs.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,7 +26,6 @@
 #include "harness/random.h"
 #include "harness/safetensors.h"
 #include "ledger/ledger.h"
-#include "reference/docs.h"
 #include "suites/docs/docs.h"
 #include "suites/docs/docs_checkpoint.h"
 
@@ -45,10 +45,10 @@ uint64_t FreshSeed() {
   return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-// A float matrix (rows, cols) of N(0, 1) entries, with `copies` columns that
-// are scaled, sign-flipped copies of other columns plus a little noise (so
-// some cosines sit near 1, where the maxima are decided) and two columns of
-// extreme magnitude (1e18 and 1e-18: their squares leave the fp32 range).
+// A float matrix (rows, cols) of N(0, 1) entries, with a scaled,
+// sign-flipped copy of column 0 (plus a little noise) in column 1, and two
+// columns of extreme magnitude (1e20 and 1e-22: their squares, 1e40 and
+// 1e-44, leave fp32's normal range, so norms summed in fp32 would fail).
 std::vector<float> TestMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream) {
   h::Rng rng(seed, stream);
   std::vector<float> a(static_cast<size_t>(rows * cols));
@@ -57,11 +57,24 @@ std::vector<float> TestMatrix(int64_t rows, int64_t cols, uint64_t seed, uint64_
     for (int64_t r = 0; r < rows; ++r) {
       float* row = a.data() + r * cols;
       row[1] = -3.0f * row[0] + 0.01f * static_cast<float>(rng.Normal());
-      row[2] *= 1e18f;
-      row[3] *= 1e-18f;
+      row[2] *= 1e20f;
+      row[3] *= 1e-22f;
     }
   }
   return a;
+}
+
+// Makes the first min(4, ...) columns of y (m, ny) noisy multiples of
+// columns of x (m, nx), so some cosines of x against y sit near 1, where the
+// maxima are decided.
+void PlantNearDuplicates(const std::vector<float>& x, int64_t nx, std::vector<float>& y, int64_t ny,
+                         int64_t m) {
+  const int64_t k = std::min<int64_t>({4, nx, ny});
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t c = 0; c < k; ++c) {
+      y[r * ny + c] = -2.0f * x[r * nx + (nx - 1 - c)] + 0.02f * y[r * ny + c];
+    }
+  }
 }
 
 Matrix ToMatrix(const std::vector<float>& a, int64_t rows, int64_t cols) {
@@ -72,34 +85,66 @@ Matrix ToMatrix(const std::vector<float>& a, int64_t rows, int64_t cols) {
 
 class DocsBackendTest : public cb::testing::BackendTest {};
 
+// The maxima on `backend`, cutting C into blocks of `block_rows` rows (0: the
+// backend's own choice), for the tests of the block edges.
+cb::ref::docs::AbsMaxima MaximaInBlocks(h::Backend backend, const MatrixView& x,
+                                        const MatrixView& y, int64_t block_rows) {
+  CheckDocsInput(x, y);
+  if (backend == h::Backend::kCpu) return AbsMaximaCpu(x, y, block_rows);
+#if CB_HAVE_CUDA
+  return AbsMaximaCuda(x, y, block_rows);
+#else
+  throw std::logic_error("cuda backend in a build without CUDA");
+#endif
+}
+
 TEST_P(DocsBackendTest, MatchesTheFp64Reference) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(seed);
   struct Shape {
     int64_t m, n1, n2;
   };
-  // The last shape has n2 = 8192, so the CPU path cuts C into 3 row blocks.
-  for (const Shape s : {Shape{1, 3, 2}, Shape{64, 48, 80}, Shape{300, 257, 130},
-                        Shape{16, 300, 8192}}) {
+  for (const Shape s :
+       {Shape{1, 3, 2}, Shape{64, 48, 80}, Shape{300, 257, 130}, Shape{16, 300, 4096}}) {
     SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.n1) + " vs " + std::to_string(s.n2));
     const auto xf = TestMatrix(s.m, s.n1, seed, 1);
-    const auto yf = TestMatrix(s.m, s.n2, seed, 2);
+    auto yf = TestMatrix(s.m, s.n2, seed, 2);
+    PlantNearDuplicates(xf, s.n1, yf, s.n2, s.m);
     const auto want = cb::ref::docs::Docs(ToMatrix(xf, s.m, s.n1), ToMatrix(yf, s.m, s.n2));
-    const auto got = Docs(backend(), {xf.data(), s.m, s.n1, "X"}, {yf.data(), s.m, s.n2, "Y"});
+    const MatrixView x{xf.data(), s.m, s.n1, "X"}, y{yf.data(), s.m, s.n2, "Y"};
+    const auto got = Docs(backend(), x, y);
     EXPECT_TRUE(cb::testing::AllClose(got.s_x, want.s_x, kMaximaAtol, 0));
     EXPECT_TRUE(cb::testing::AllClose(got.s_y, want.s_y, kMaximaAtol, 0));
     EXPECT_NEAR(got.score, want.score, kScoreTol);
+    // The same maxima when C is cut into blocks of 1, 7 (a partial last
+    // block) and 64 rows.
+    for (const int64_t block_rows : {1, 7, 64}) {
+      const auto blocked = MaximaInBlocks(backend(), x, y, block_rows);
+      EXPECT_TRUE(cb::testing::AllClose(blocked.s_x, want.s_x, kMaximaAtol, 0)) << block_rows;
+      EXPECT_TRUE(cb::testing::AllClose(blocked.s_y, want.s_y, kMaximaAtol, 0)) << block_rows;
+    }
   }
 }
 
-TEST_P(DocsBackendTest, AMatrixAgainstItselfScoresOne) {
+// Reflexivity on the fast path: X against a column-permuted, sign-flipped,
+// scaled copy of itself scores 1 up to fp32 rounding, and every maximum is
+// (up to rounding) 1.
+TEST_P(DocsBackendTest, AMatrixAgainstAPermutedScaledCopyScoresOne) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(seed);
-  const auto xf = TestMatrix(128, 96, seed, 1);
-  const MatrixView x{xf.data(), 128, 96, "X"};
-  const auto r = Docs(backend(), x, x);
+  const int64_t m = 128, n = 96;
+  const auto xf = TestMatrix(m, n, seed, 1);
+  std::vector<float> yf(xf.size());
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t c = 0; c < n; ++c) {
+      const float sign = c % 3 == 0 ? -1.0f : 1.0f;
+      yf[r * n + c] = sign * 0.125f * xf[r * n + (n - 1 - c)];
+    }
+  }
+  const auto r = Docs(backend(), {xf.data(), m, n, "X"}, {yf.data(), m, n, "Y"});
   EXPECT_NEAR(r.score, 1.0, kScoreTol);
-  for (double s : r.s_x) EXPECT_LE(s, 1.0);  // clamped like the reference
+  for (double s : r.s_x) EXPECT_NEAR(s, 1.0, kMaximaAtol);
+  for (double s : r.s_y) EXPECT_NEAR(s, 1.0, kMaximaAtol);
 }
 
 TEST_P(DocsBackendTest, BadInputIsOneLineNamingTheMatrix) {
@@ -121,10 +166,12 @@ TEST_P(DocsBackendTest, BadInputIsOneLineNamingTheMatrix) {
   expect_error({nullptr, 4, 3, "X"}, x, "matrix X is empty");
   auto with_nan = good;
   with_nan[7] = std::numeric_limits<float>::quiet_NaN();
-  expect_error(x, {with_nan.data(), 4, 3, "Y"}, "matrix Y has a non-finite entry at row 2, column 1");
+  expect_error(x, {with_nan.data(), 4, 3, "Y"},
+               "matrix Y has a non-finite entry at row 2, column 1");
   auto with_inf = good;
   with_inf[0] = std::numeric_limits<float>::infinity();
-  expect_error({with_inf.data(), 4, 3, "X"}, x, "matrix X has a non-finite entry at row 0, column 0");
+  expect_error({with_inf.data(), 4, 3, "X"}, x,
+               "matrix X has a non-finite entry at row 0, column 0");
   auto zero_column = good;
   for (int r = 0; r < 4; ++r) zero_column[r * 3 + 2] = 0.0f;
   expect_error(x, {zero_column.data(), 4, 3, "Y"}, "matrix Y has an all-zero column 2");
@@ -134,6 +181,7 @@ CB_INSTANTIATE_BACKENDS(DocsBackendTest);
 TEST(CpuBlockRows, BoundsTheBlockAndNeverReturnsZero) {
   EXPECT_EQ(CpuBlockRows(1 << 30), 1);
   EXPECT_EQ(CpuBlockRows(4096) * 4096 * int64_t(sizeof(float)), int64_t{4} << 20);
+  EXPECT_EQ(CpuBlockRows(8192), 128);
   EXPECT_GE(CpuBlockRows(1), 1);
 }
 
@@ -255,8 +303,8 @@ TEST_F(CheckpointTest, BadSelectionsAndFilesAreOneLineErrors) {
 TEST_F(CheckpointTest, CommandPrintsTheMatrixAndRecordsEveryPair) {
   const std::string path = WriteStack("s.safetensors", "BF16");
   const std::string ledger_path = (dir_ / "l.db").string();
-  std::vector<std::string> args = {"claimbench", "docs",     "--safetensors", path,
-                                   "--match",    "q_proj\\.weight", "--ledger", ledger_path};
+  std::vector<std::string> args = {"claimbench",      "docs",     "--safetensors", path, "--match",
+                                   "q_proj\\.weight", "--ledger", ledger_path};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   ::testing::internal::CaptureStdout();
@@ -283,6 +331,8 @@ TEST_F(CheckpointTest, CommandPrintsTheMatrixAndRecordsEveryPair) {
            std::vector<std::string>{"claimbench", "docs", "--safetensors", path, "--match", "zzz"},
            {"claimbench", "docs", "--safetensors", path, "--match", "q_proj", "--format", "xml"},
            {"claimbench", "docs", "--safetensors", (dir_ / "missing").string()},
+           {"claimbench", "docs", "--safetensors", path, "--match", "q_proj\\.weight", "--out",
+            (dir_ / "no_such_dir" / "out.csv").string()},
        }) {
     bad.push_back("--ledger");
     bad.push_back(fresh_ledger);
