@@ -104,6 +104,12 @@ void EncodeSpan(std::span<const float> in, std::span<uint8_t> out, Format f) {
   for (size_t i = 0; i < in.size(); ++i) out[i] = EncodeBits(in[i], info);
 }
 
+void EncodeSpanDivided(std::span<const float> in, float divisor, std::span<uint8_t> out, Format f) {
+  if (in.size() != out.size()) throw std::invalid_argument("fp8::EncodeSpanDivided: size mismatch");
+  const FormatInfo& info = Info(f);
+  for (size_t i = 0; i < in.size(); ++i) out[i] = EncodeBits(in[i] / divisor, info);
+}
+
 void DecodeSpan(std::span<const uint8_t> in, std::span<float> out, Format f) {
   if (in.size() != out.size()) throw std::invalid_argument("fp8::DecodeSpan: size mismatch");
   const auto& table = DecodeTable(f);

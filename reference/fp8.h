@@ -66,6 +66,9 @@ bool IsNaN(uint8_t code, Format f);
 // Bulk conversions. REQUIRES: in.size() == out.size().
 void EncodeSpan(std::span<const float> in, std::span<uint8_t> out, Format f);
 void DecodeSpan(std::span<const uint8_t> in, std::span<float> out, Format f);
+// out[i] = Encode(in[i] / divisor): the scaled encode of a quantizer group
+// (IEEE division, as the CUDA kernels do it; not a reciprocal multiply).
+void EncodeSpanDivided(std::span<const float> in, float divisor, std::span<uint8_t> out, Format f);
 
 // RoundToBf16()
 //

@@ -121,7 +121,8 @@ ScaledTensor MaxScaleQuantize(std::span<const float> x, int64_t group_size, fp8:
     float scale = (max_abs + eps) / info.max_finite;
     if (bf16_scales) scale = fp8::RoundToBf16(scale);
     t.scales[gi] = scale;
-    for (int64_t i = begin; i < end; ++i) t.codes[i] = fp8::Encode(x[i] / scale, f);
+    fp8::EncodeSpanDivided(x.subspan(begin, end - begin), scale,
+                           std::span<uint8_t>(t.codes).subspan(begin, end - begin), f);
   }
   return t;
 }
@@ -129,7 +130,12 @@ ScaledTensor MaxScaleQuantize(std::span<const float> x, int64_t group_size, fp8:
 std::vector<float> Dequantize(const ScaledTensor& t) {
   const auto& table = fp8::DecodeTable(t.format);
   std::vector<float> out(t.codes.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = table[t.codes[i]] * t.scales[i / t.group_size];
+  const size_t group = static_cast<size_t>(t.group_size);
+  for (size_t begin = 0, g = 0; begin < out.size(); begin += group, ++g) {
+    const size_t end = std::min(out.size(), begin + group);
+    const float scale = t.scales[g];
+    for (size_t i = begin; i < end; ++i) out[i] = table[t.codes[i]] * scale;
+  }
   return out;
 }
 
