@@ -9,6 +9,7 @@
 //   C4  CoatAdamW trains to within 2% of fp32 AdamW's final loss (3 seeds)
 //   C5  optimizer states 8 -> ~2.19 bytes/param; end-to-end memory ratio
 //   C5s the 1.43x end-to-end speedup (GPU: FP8 vs BF16 linear-layer GEMMs)
+//   E1  GPU FP8 encodes equal the CPU emulator bit for bit (GPU)
 //   P1  CUDA DRE quantize/dequantize at >= 70% of the copy bandwidth (GPU)
 #include <algorithm>
 #include <bit>
@@ -412,6 +413,45 @@ h::Outcome DreKernelBandwidth(h::ClaimContext& ctx) {
   return o;
 }
 
+// ---------------------------------------------------------------------------
+// E1: the device's FP8 conversions equal the emulator bit for bit (GPU only).
+
+h::Outcome DeviceEncodesMatchEmulator(h::ClaimContext& ctx) {
+  const int64_t n = ctx.ByProfile<int64_t>(1 << 20, 1 << 24, 1 << 26);
+  h::Rng rng(ctx.seed(), 31);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (auto& v : x) v = std::bit_cast<float>(rng.NextU32());
+  // Every FP8 value, midpoint and midpoint neighbour of both formats, both signs.
+  for (const Format f : {Format::kE4M3, Format::kE5M2}) {
+    for (int c = 0; c < ref::fp8::Info(f).max_finite_code; ++c) {
+      const float lo = ref::fp8::Decode(uint8_t(c), f), hi = ref::fp8::Decode(uint8_t(c + 1), f);
+      const float mid = (lo + hi) / 2;
+      for (const float v : {lo, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)}) {
+        x.push_back(v);
+        x.push_back(-v);
+      }
+    }
+  }
+  int64_t mismatches = 0;
+  for (const Format f : {Format::kE4M3, Format::kE5M2}) {
+    const auto gpu = EncodeFp8(h::Backend::kCuda, x, f);
+    std::vector<uint8_t> cpu(x.size());
+    ref::fp8::EncodeSpan(x, cpu, f);
+    int64_t bad = 0;
+    for (size_t i = 0; i < x.size(); ++i) bad += gpu[i] != cpu[i];
+    mismatches += bad;
+    ctx.Record({.case_name = std::string("encode_") + ref::fp8::FormatName(f), .backend = "cuda",
+                .params = {{"inputs", x.size()}}, .metric = "mismatches_vs_cpu_emulator", .unit = "count",
+                .direction = "lower", .value = double(bad), .n = int64_t(x.size())});
+  }
+  h::Outcome o;
+  o.value = double(mismatches);
+  o.setting = std::to_string(x.size()) + " inputs (random fp32 bit patterns + every rounding boundary), both formats";
+  o.verdict = mismatches == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
+  if (mismatches != 0) o.reason = std::to_string(mismatches) + " codes differ";
+  return o;
+}
+
 CB_REGISTER_CLAIM(kC1, {.id = "coat.C1", .suite = "coat", .paper = kPaper, .section = "§4.2 (DRE); torchao issue #2306",
                         .statement = "Dynamic Range Expansion lowers the FP8 quantization error of AdamW's first moment",
                         .paper_value = "about 1.7x lower error than plain FP8 (first author)",
@@ -454,6 +494,11 @@ CB_REGISTER_CLAIM(kC5s, {.id = "coat.C5s", .suite = "coat", .paper = kPaper, .se
                          .criterion = "[min, max] over layers >= 1.43",
                          .requirements = {.gpu = true}},
                    LinearLayerSpeedup);
+CB_REGISTER_CLAIM(kE1, {.id = "coat.E1", .suite = "coat", .paper = kPaper, .section = "FP8 formats (cuda_fp8.h)",
+                        .statement = "the GPU's FP8 conversions (cvt.rn.satfinite) equal the CPU emulator bit for bit",
+                        .paper_value = "n/a (prerequisite: the emulator is the spec)", .paper_setting = "n/a",
+                        .metric = "codes that differ", .criterion = "== 0", .requirements = {.gpu = true}},
+                  DeviceEncodesMatchEmulator);
 CB_REGISTER_CLAIM(kP1, {.id = "coat.P1", .suite = "coat", .paper = kPaper, .section = "issue 8 performance target",
                         .statement = "the CUDA DRE quantize/dequantize kernels run at >= 70% of device memory bandwidth",
                         .paper_value = "n/a (our target)", .paper_setting = "n/a",
