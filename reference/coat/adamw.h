@@ -16,7 +16,6 @@
 #ifndef CB_REFERENCE_COAT_ADAMW_H_
 #define CB_REFERENCE_COAT_ADAMW_H_
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
