@@ -31,10 +31,10 @@ DreGroup DreParams(std::span<const float> x, const DreOptions& opt) {
   for (const float v : x) {
     const float a = std::fabs(v);
     max_abs = std::max(max_abs, a);
-    if (a != 0.0f) min_nonzero = std::min(min_nonzero, a);
+    if (a != 0.0f || opt.min_includes_zeros) min_nonzero = std::min(min_nonzero, a);
   }
-  const float big = max_abs + kDreMinVal;                             // M
-  const float small = std::isinf(min_nonzero) ? big : min_nonzero + kDreMinVal;  // mu (all zero: R = 1)
+  const float big = max_abs + opt.min_val;                                        // M
+  const float small = std::isinf(min_nonzero) ? big : min_nonzero + opt.min_val;  // mu (all zero: R = 1)
   const float ratio = big / small;                                    // R >= 1
   DreGroup g;
   g.center = std::sqrt(big) * std::sqrt(small);

@@ -22,7 +22,8 @@
 //        clamp_k_at_least_one (torchao's choice) raises it to 1.
 //      - the kernel's warp reduction skips zeros imperfectly (a lane-0 zero can
 //        leak into the minimum or a whole warp can drop out); we compute the
-//        intended min over nonzero |x| exactly.
+//        intended min over nonzero |x| exactly. (An older copy of the kernel
+//        does not skip zeros at all: DreOptions::min_includes_zeros.)
 // 2. Per-group max scaling (the baseline DRE is compared with; also the
 //    FP8 optimizer without expansion): s = (max|x| + 1e-20) / fp8_max,
 //    q = fp8(x / s), x^ = q s.
@@ -62,6 +63,12 @@ struct DreOptions {
   int expand_min = 16;                // k is a multiple of 1/expand_min (kAuthorsKernel)
   float k_max = 16.0f;                // clamp for R == 1 (and R barely above 1)
   bool clamp_k_at_least_one = false;  // torchao's variant; the kernel does not clamp
+  // The copy of the kernel in NVlabs/VILA (llava/model/coat/optimizer/kernels)
+  // takes the minimum over ALL |x|, zeros included, with QUANT_MIN_VAL 1e-20:
+  // a group holding one exact zero gets mu = 1e-20, a huge R and k << 1.
+  // {min_includes_zeros = true, min_val = 1e-20f} emulates it.
+  bool min_includes_zeros = false;
+  float min_val = kDreMinVal;
 };
 
 // Per-group parameters stored beside the codes (3 x fp32 per group).

@@ -82,12 +82,12 @@ __global__ void dre_quantize_kernel(const float* __restrict__ x, int64_t n, DreO
   const bool valid = i < n;
   const float v = valid ? x[i] : 0.0f;
   float mx = fabsf(v);
-  float mn = (valid && v != 0.0f) ? fabsf(v) : INFINITY;
+  float mn = (valid && (v != 0.0f || opt.min_includes_zeros)) ? fabsf(v) : INFINITY;
   BlockMaxMin(mx, mn);
   __shared__ float s_scale, s_k, s_center;  // DreGroup has initializers: not __shared__-able
   if (threadIdx.x == 0) {
-    const float big = mx + ref::coat::kDreMinVal;
-    const float small = isinf(mn) ? big : mn + ref::coat::kDreMinVal;
+    const float big = mx + opt.min_val;
+    const float small = isinf(mn) ? big : mn + opt.min_val;
     const float ratio = big / small;
     DreGroup p;
     p.center = sqrtf(big) * sqrtf(small);

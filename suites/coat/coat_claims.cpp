@@ -122,12 +122,18 @@ h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
     rc::DreOptions paper;
     paper.target = rc::DreTarget::kPaper;
     const auto dre_paper = rc::DreDequantize(rc::DreQuantize(x, paper));
+    rc::DreOptions vila;  // the VILA copy of the kernel: min over all |x|, zeros included
+    vila.min_includes_zeros = true;
+    vila.min_val = 1e-20f;
+    const auto dre_vila = rc::DreDequantize(rc::DreQuantize(x, vila));
     const auto plain = rc::Dequantize(rc::MaxScaleQuantize(x, 128, Format::kE4M3));
     const auto plain_e5m2 = rc::Dequantize(rc::MaxScaleQuantize(x, 128, Format::kE5M2));
     const auto sse_plain = GroupSse(x, plain);
     const RatioCi r = GroupRatio(GroupSse(x, dre), sse_plain, ctx.seed());
     const RatioCi rp = GroupRatio(GroupSse(x, dre_paper), sse_plain, ctx.seed());
     const RatioCi r5 = GroupRatio(GroupSse(x, plain_e5m2), sse_plain, ctx.seed());
+    const RatioCi rv = GroupRatio(GroupSse(x, dre_vila), sse_plain, ctx.seed());
+    const auto zeros = std::count(x.begin(), x.end(), 0.0f);
     const auto t = rc::DreQuantize(x, {});
     float k_lo = INFINITY, k_hi = -INFINITY;
     for (const auto& g : t.groups) {
@@ -135,7 +141,7 @@ h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
       k_hi = std::max(k_hi, g.k);
     }
     const nlohmann::json params = {{"moment", which}, {"elements", x.size()}, {"groups", t.groups.size()},
-                                   {"k_min", k_lo}, {"k_max", k_hi}};
+                                   {"k_min", k_lo}, {"k_max", k_hi}, {"exact_zeros", zeros}};
     auto rec = [&](const std::string& metric, const RatioCi& v) {
       ctx.Record({.case_name = "captured_moments", .backend = "cpu", .params = params, .metric = metric,
                   .unit = "ratio", .direction = "lower", .value = v.value, .ci_low = v.low,
@@ -144,6 +150,7 @@ h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
     rec("mse_dre_authors_over_plain_e4m3", r);
     rec("mse_dre_paper_over_plain_e4m3", rp);
     rec("mse_plain_e5m2_over_plain_e4m3", r5);
+    rec("mse_dre_vila_kernel_over_plain_e4m3", rv);
     ctx.Record({.case_name = "captured_moments", .backend = "cpu", .params = params,
                 .metric = "mse_plain_e4m3", .unit = "1", .direction = "lower",
                 .value = rc::Mse(x, plain), .n = int64_t(x.size())});

@@ -119,6 +119,23 @@ TEST(Dre, HugeRangeGivesKBelowOneUnlessClamped) {
   EXPECT_EQ(DreParams(x, clamp).k, 1.0f);
 }
 
+TEST(Dre, MinIncludingZerosCollapsesKForGroupsWithAZero) {
+  // The VILA copy of the kernel: one exact zero makes mu = 1e-20.
+  std::vector<float> x(128);
+  for (int i = 0; i < 128; ++i) x[i] = 1e-3f * (1.0f + float(i) / 128.0f);
+  x[5] = 0.0f;
+  DreOptions vila;
+  vila.min_includes_zeros = true;
+  vila.min_val = 1e-20f;
+  const DreGroup intended = DreParams(x, {}), old = DreParams(x, vila);
+  EXPECT_GT(intended.k, 1.0f);
+  EXPECT_LT(old.k, 0.5f);  // R ~ 2e-3 / 1e-20: log2 R ~ 57, k = floor(16.6 / 57 * 16) / 16
+  EXPECT_EQ(old.k, 4.0f / 16.0f);
+  // Without zeros the two agree (up to the epsilon, invisible at 1e-3).
+  x[5] = 1e-3f;
+  EXPECT_EQ(DreParams(x, {}).k, DreParams(x, vila).k);
+}
+
 TEST(Dre, RoundTripErrorWithinExpandedPrecisionBound) {
   // In the normal range E4M3 has relative error <= 2^-4 in y; x = y^(1/k)
   // divides that by k (to first order). Allow 10% slack for the pow in fp32.
