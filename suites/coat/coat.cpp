@@ -1,0 +1,72 @@
+// File: suites/coat/coat.cpp
+// CPU path and backend dispatch of coat.h.
+#include "suites/coat/coat.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace cb::coat {
+namespace {
+
+void RequireAvailable(harness::Backend b) {
+  const auto status = harness::Availability(b);
+  if (!status.ok) {
+    throw std::runtime_error(std::string(harness::BackendName(b)) + " unavailable: " + status.reason);
+  }
+}
+
+#if !CB_HAVE_CUDA
+[[noreturn]] void Unreachable() {
+  throw std::logic_error("unreachable: cuda is available in a build without CUDA");
+}
+#endif
+
+}  // namespace
+
+std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref::fp8::Format f) {
+  RequireAvailable(b);
+  if (b == harness::Backend::kCpu) {
+    std::vector<uint8_t> out(x.size());
+    ref::fp8::EncodeSpan(x, out, f);
+    return out;
+  }
+#if CB_HAVE_CUDA
+  return EncodeFp8Cuda(x, f);
+#else
+  Unreachable();
+#endif
+}
+
+ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
+                                 const ref::coat::DreOptions& opt) {
+  RequireAvailable(b);
+  if (b == harness::Backend::kCpu) return ref::coat::DreQuantize(x, opt);
+#if CB_HAVE_CUDA
+  return DreQuantizeCuda(x, opt);
+#else
+  Unreachable();
+#endif
+}
+
+std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor& t) {
+  RequireAvailable(b);
+  if (b == harness::Backend::kCpu) return ref::coat::DreDequantize(t);
+#if CB_HAVE_CUDA
+  return DreDequantizeCuda(t);
+#else
+  Unreachable();
+#endif
+}
+
+ref::coat::ScaledTensor QuantizeGroup16(harness::Backend b, std::span<const float> x,
+                                        ref::fp8::Format f) {
+  RequireAvailable(b);
+  if (b == harness::Backend::kCpu) return ref::coat::QuantizePerGroup16(x, f);
+#if CB_HAVE_CUDA
+  return QuantizeGroup16Cuda(x, f);
+#else
+  Unreachable();
+#endif
+}
+
+}  // namespace cb::coat
