@@ -56,6 +56,8 @@ int Main(int argc, char** argv) {
   AddRunCommand(app, cmdline, &exit_code);
   AddBenchCommand(app, cmdline, &exit_code);
   AddLedgerCommand(app, &exit_code);
+  AddGenCommand(app, &exit_code);
+  AddEvalCommand(app, cmdline, &exit_code);
 
   try {
     CheckCommandNames(app, argc, argv);

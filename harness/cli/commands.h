@@ -17,6 +17,8 @@ void AddListCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddLedgerCommand(CLI::App& app, int* exit_code);
+void AddGenCommand(CLI::App& app, int* exit_code);  // gen_command.cpp
+void AddEvalCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);  // suites/mia/eval_mia_command.cpp
 
 }  // namespace cb::cli
 
