@@ -246,12 +246,12 @@ std::string CanonicalParams(const CorpusParams& p) {
                 "kind=%s;seed=%llu;vocab_size=%d;capitalized_fraction=%.17g;entity_tokens=%d;"
                 "background_docs=%d;background_words=%d;per_class=%d;member_repeats=%d;length=%d;"
                 "ngram_n=%d;ngram_max=%.17g;aux_docs=%d;ood_docs=%d;drift_entity_rate=%.17g;"
-                "ood_entity_rate=%.17g",
+                "ood_entity_rate=%.17g;zipf_exponent=%.17g",
                 p.kind == SplitKind::kMimir ? "mimir" : "wikimia",
                 static_cast<unsigned long long>(p.seed), p.vocab_size, p.capitalized_fraction,
                 p.entity_tokens, p.background_docs, p.background_words, p.per_class,
                 p.member_repeats, p.length, p.ngram_n, p.ngram_max, p.aux_docs, p.ood_docs,
-                p.drift_entity_rate, p.ood_entity_rate);
+                p.drift_entity_rate, p.ood_entity_rate, p.zipf_exponent);
   return buf;
 }
 
@@ -296,12 +296,14 @@ MiaCorpus MakeMiaCorpus(const CorpusParams& p) {
   const uint64_t structure = Mix(p.seed ^ 0x5eed);
   TeacherParams base;
   base.seed = structure;
+  base.zipf_exponent = p.zipf_exponent;
   TeacherParams drift = base;  // same language, re-weighted topics, entity names
   drift.entity_rate = p.drift_entity_rate;
   drift.entity_half = 0;
   for (int z = 0; z < drift.topics; ++z) drift.topic_weights.push_back(std::exp(-0.6 * z));
   TeacherParams ood;  // another language: other topic structure and successors
   ood.seed = Mix(structure ^ 0x00D);
+  ood.zipf_exponent = p.zipf_exponent;
   ood.entity_rate = p.ood_entity_rate;
   ood.entity_half = 1;
   const Teacher base_t(c.lexicon, base), drift_t(c.lexicon, drift), ood_t(c.lexicon, ood);

@@ -141,6 +141,7 @@ struct CorpusParams {
   int ood_docs = 100;         // out-of-domain auxiliary set
   double drift_entity_rate = 0.03;  // WikiMIA-like non-members
   double ood_entity_rate = 0.03;
+  double zipf_exponent = 1.05;      // of every teacher's word frequencies
 };
 
 // Canonical "key=value;..." of the params (fixed key order, %.17g doubles).

@@ -231,16 +231,30 @@ double KneserNeyLm::Discount(int depth, double a) const {
   return std::min(a, a <= 1 ? d[0] : a <= 2 ? d[1] : d[2]);
 }
 
+void KneserNeyLm::SetPruning(double min_count) {
+  if (!(min_count >= 0) || !std::isfinite(min_count)) {
+    throw std::invalid_argument("KneserNeyLm::SetPruning: min_count must be finite and >= 0");
+  }
+  min_count_ = min_count;
+  Finalize();
+}
+
 void KneserNeyLm::Finalize() {
   const size_t nodes = node_parent_.size(), grams = count_.size();
+  // The count each n-gram contributes: 0 when pruned (order >= 2 only).
+  auto kept = [&](size_t g) {
+    return node_depth_[ngram_ctx_[g]] >= 1 && count_[g] < min_count_ ? 0.0 : count_[g];
+  };
   total_.assign(nodes, 0.0);
   gamma_.assign(nodes, 0.0);
   std::vector<double> dmass(nodes, 0.0);
   succ_begin_.assign(nodes + 1, 0);
   for (size_t g = 0; g < grams; ++g) {
     const uint32_t c = ngram_ctx_[g];
-    total_[c] += count_[g];
-    dmass[c] += Discount(node_depth_[c], count_[g]);
+    const double a = kept(g);
+    if (a == 0) continue;
+    total_[c] += a;
+    dmass[c] += Discount(node_depth_[c], a);
     ++succ_begin_[c + 1];
   }
   for (size_t i = 0; i < nodes; ++i) {
@@ -248,16 +262,16 @@ void KneserNeyLm::Finalize() {
     succ_begin_[i + 1] += succ_begin_[i];
   }
   discounted_.assign(grams, 0.0);
-  succ_.assign(grams, 0);
+  succ_.assign(grams, 0);  // trimmed to the kept n-grams below
   std::vector<int64_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
   for (size_t g = 0; g < grams; ++g) {
     const uint32_t c = ngram_ctx_[g];
-    if (total_[c] > 0) {
-      discounted_[g] =
-          std::max(count_[g] - Discount(node_depth_[c], count_[g]), 0.0) / total_[c];
-    }
+    const double a = kept(g);
+    if (a == 0) continue;
+    discounted_[g] = std::max(a - Discount(node_depth_[c], a), 0.0) / total_[c];
     succ_[fill[c]++] = static_cast<int64_t>(g);
   }
+  succ_.resize(succ_begin_[nodes]);
   for (size_t i = 0; i < nodes; ++i) {
     std::sort(succ_.begin() + succ_begin_[i], succ_.begin() + succ_begin_[i + 1],
               [&](int64_t a, int64_t b) { return ngram_word_[a] < ngram_word_[b]; });
@@ -417,6 +431,7 @@ std::string KneserNeyLm::Serialize() const {
   Put<int32_t>(out, order_);
   Put<int32_t>(out, vocab_);
   Put<uint8_t>(out, fine_tuned_ ? 1 : 0);
+  Put<double>(out, min_count_);
   for (int k = 0; k < order_; ++k) {
     for (double d : discounts_[k]) Put<double>(out, d);
   }
@@ -445,6 +460,8 @@ KneserNeyLm KneserNeyLm::Deserialize(std::string_view bytes) {
   }
   KneserNeyLm lm(order, vocab);
   lm.fine_tuned_ = r.Get<uint8_t>() != 0;
+  lm.min_count_ = r.Get<double>();
+  if (!(lm.min_count_ >= 0) || !std::isfinite(lm.min_count_)) throw std::runtime_error("KneserNeyLm: bad pruning threshold");
   for (int k = 0; k < order; ++k) {
     for (double& d : lm.discounts_[k]) d = r.Get<double>();
   }

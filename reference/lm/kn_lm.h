@@ -100,6 +100,19 @@ class KneserNeyLm {
   // on `docs` alone); discounts unchanged. REQUIRES: weight > 0 and finite.
   void FineTune(std::span<const Document> docs, double weight);
 
+  // SetPruning()
+  //
+  // Count pruning (as KenLM's --prune): n-grams of order >= 2 whose adjusted
+  // count is below min_count are treated as absent (they do not enter A(h),
+  // gamma(h) or the successor lists; they are kept in the tables, so further
+  // training can lift them over the threshold). 0 (the default) keeps all.
+  // This bounds what a single occurrence can teach the model: with
+  // min_count = 2 a document seen once adds nothing of its own above order 1,
+  // one seen twice is memorised, as duplication drives memorisation in LLMs
+  // (Kandpal et al. 2022). REQUIRES: min_count >= 0 and finite.
+  void SetPruning(double min_count);
+  double pruning() const { return min_count_; }
+
   // LogProb()
   //
   // log p(doc[t] | doc[t-N+1 .. t-1]) (BOS-padded), natural log, fp64.
@@ -142,7 +155,7 @@ class KneserNeyLm {
   int64_t ContextCount() const { return static_cast<int64_t>(node_parent_.size()); }
 
   // Serialize() / Deserialize(): a self-describing little-endian binary
-  // ("CBKNLM01", order, V, discounts, fine-tuned flag, the context trie and
+  // ("CBKNLM01", order, V, fine-tuned flag, pruning threshold, discounts, the context trie and
   // every n-gram's adjusted count in insertion order). Deserialize(Serialize())
   // gives a model with identical probabilities.
   std::string Serialize() const;
@@ -172,6 +185,7 @@ class KneserNeyLm {
   int order_;
   int vocab_;
   bool fine_tuned_ = false;
+  double min_count_ = 0;
   std::array<std::array<double, 3>, kMaxOrder> discounts_{};
 
   // Context trie. Node 0 is the empty context; node (parent, u) is the

@@ -32,8 +32,10 @@ ExperimentResult RunExperiment(const ExperimentParams& params) {
   const cb::gen::MiaCorpus corpus = cb::gen::MakeMiaCorpus(params.corpus);
   const int v = params.corpus.vocab_size;
   KneserNeyLm target(params.order, v);
+  target.SetPruning(params.prune);
   target.Train(corpus.TrainingSet());
   KneserNeyLm reference(params.order, v);
+  reference.SetPruning(params.prune);
   reference.Train(corpus.background);
   KneserNeyLm tuned = target;
   tuned.FineTune(corpus.aux_nonmembers, params.ft_weight);

@@ -27,7 +27,8 @@ namespace cb::mia {
 struct ExperimentParams {
   cb::gen::CorpusParams corpus;
   int order = 4;
-  double ft_weight = 1.0;
+  double prune = 2.0;      // KneserNeyLm::SetPruning of every model (see kn_lm.h)
+  double ft_weight = 3.0;  // the fine-tune's count weight: FSD trains 3 epochs
 };
 
 struct ExperimentResult {

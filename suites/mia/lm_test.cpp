@@ -141,6 +141,38 @@ TEST(KneserNeyLm, DistributionsSumToOneAndMatchLogProb) {
   }
 }
 
+TEST(KneserNeyLm, PrunedModelStaysNormalisedAndForgetsSingletons) {
+  const auto train = RandomDocs(40, 30, 60, 14);
+  KneserNeyLm full(3, 40), pruned(3, 40);
+  pruned.SetPruning(2.0);
+  full.Train(train);
+  pruned.Train(train);
+  Document novel = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  KneserNeyLm once = pruned, twice = pruned;
+  once.FineTune(std::vector<Document>{novel}, 1.0);
+  twice.FineTune(std::vector<Document>{novel}, 2.0);
+  std::vector<double> p(40);
+  for (const auto* lm : {&pruned, &once, &twice}) {
+    for (size_t t = 0; t < novel.size(); ++t) {
+      lm->Distribution(novel, t, p);
+      double sum = 0;
+      for (double q : p) sum += q;
+      EXPECT_NEAR(sum, 1.0, 1e-12);
+      const auto m = lm->NextTokenMoments(novel, t);
+      EXPECT_NEAR(m.log_prob, std::log(p[novel[t]]), 1e-12);
+    }
+  }
+  // Seen twice, the novel document's own trigrams survive the pruning.
+  double gain_once = 0, gain_twice = 0;
+  for (size_t t = 2; t < novel.size(); ++t) {
+    gain_once += once.LogProb(novel, t) - pruned.LogProb(novel, t);
+    gain_twice += twice.LogProb(novel, t) - pruned.LogProb(novel, t);
+  }
+  EXPECT_GT(gain_twice, gain_once + 1.0);
+  EXPECT_THROW(pruned.SetPruning(-1), std::invalid_argument);
+  EXPECT_EQ(KneserNeyLm::Deserialize(twice.Serialize()).ContentHash(), twice.ContentHash());
+}
+
 TEST(KneserNeyLm, FastMomentsMatchBruteForceSums) {
   const auto train = RandomDocs(300, 30, 200, 5);
   KneserNeyLm lm(4, 300);
