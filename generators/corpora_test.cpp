@@ -8,6 +8,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "fixtures/paths.h"
 
 namespace {
 
@@ -117,6 +122,29 @@ TEST(Corpora, RejectsBadParams) {
   p.per_class = 0;
   EXPECT_THROW(MakeMiaCorpus(p), std::invalid_argument);
   EXPECT_THROW(cb::gen::Lexicon(32, 0.1, 0), std::invalid_argument);
+}
+
+// Golden content hashes (fixtures/generators/corpora_golden.txt, see
+// fixtures/PROVENANCE.md): they pin the generator's output across platforms
+// and changes; an intended change bumps kCorporaVersion and these lines.
+TEST(Corpora, ContentHashesMatchFixture) {
+  std::map<std::string, std::string> actual;
+  actual["wikimia_small_seed1"] = MakeMiaCorpus(Small(SplitKind::kWikiMia)).content_hash;
+  actual["mimir_small_seed1"] = MakeMiaCorpus(Small(SplitKind::kMimir)).content_hash;
+  const std::string path = cb::testing::FixturePath("generators/corpora_golden.txt");
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "cannot open " << path;
+  std::map<std::string, std::string> golden;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string label, hex;
+    fields >> label >> hex;
+    golden[label] = hex;
+  }
+  for (const auto& [label, hex] : actual) EXPECT_EQ(golden[label], hex) << "actual: " << label << " " << hex;
+  EXPECT_EQ(golden.size(), actual.size());
 }
 
 }  // namespace
