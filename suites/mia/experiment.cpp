@@ -75,6 +75,19 @@ ExperimentResult RunExperiment(const ExperimentParams& params) {
   };
   for (const auto& d : corpus.members) add(d, 1);
   for (const auto& d : corpus.nonmembers) add(d, 0);
+  for (const double w : params.sweep_weights) {
+    KneserNeyLm swept = target;
+    swept.FineTune(corpus.aux_nonmembers, w);
+    FsdSweepPoint point{w, {}, {}};
+    for (auto& s : base) {
+      cb::ref::mia::TextStats t = s;
+      const Document doc = corpus.lexicon.Tokenize(s.text);
+      t.ll_ft = ScoredLogProbs(swept, doc);
+      point.fsd_loss.push_back(cb::ref::mia::FsdScore(t, "loss"));
+      point.fsd_mink.push_back(cb::ref::mia::FsdScore(t, "mink"));
+    }
+    out.sweep.push_back(std::move(point));
+  }
   out.methods = cb::ref::mia::ScoreAll(base);
   for (auto& m : cb::ref::mia::ScoreAll(ood)) {
     if (m.method.rfind("fsd_", 0) == 0) out.fsd_ood.push_back(std::move(m));

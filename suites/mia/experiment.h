@@ -29,6 +29,14 @@ struct ExperimentParams {
   int order = 4;
   double prune = 2.0;      // KneserNeyLm::SetPruning of every model (see kn_lm.h)
   double ft_weight = 3.0;  // the fine-tune's count weight: FSD trains 3 epochs
+  // Further fine-tune weights whose FSD(Loss) and FSD(Min-K%) scores are
+  // also computed (the analogue of FSD's learning-rate ablation, Table 17).
+  std::vector<double> sweep_weights;
+};
+
+struct FsdSweepPoint {
+  double weight = 0;
+  std::vector<double> fsd_loss, fsd_mink;  // (texts)
 };
 
 struct ExperimentResult {
@@ -38,6 +46,7 @@ struct ExperimentResult {
   std::vector<int> labels;    // (texts): members first, then non-members
   std::vector<cb::ref::mia::MethodScores> methods;  // ScoreAll with in-domain FSD
   std::vector<cb::ref::mia::MethodScores> fsd_ood;  // fsd_* with the ood fine-tune
+  std::vector<FsdSweepPoint> sweep;  // one per ExperimentParams::sweep_weights
   std::vector<double> nll_drop;  // (texts) NLL(target) - NLL(fine-tuned), mean per token
   int64_t positions = 0;         // scored positions per model
   // The scores of `method` (in `methods`, or `fsd_ood` when ood); throws

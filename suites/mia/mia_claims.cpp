@@ -61,6 +61,7 @@ ExperimentParams ParamsFor(const h::ClaimContext& ctx, Split split, int repeats,
   p.corpus.ood_docs = s.aux_docs;
   p.corpus.member_repeats = repeats;
   p.corpus.length = 64;
+  if (split == Split::kWikiMia && ctx.profile() != h::Profile::kSmoke) p.sweep_weights = {1.0, 10.0};
   return p;
 }
 
@@ -256,6 +257,23 @@ h::Outcome F1(h::ClaimContext& ctx) {
   for (const char* base : {"zlib", "lowercase"}) {
     RecordDiff(ctx, std::string("fsd_") + base + "_gain", runs.front().split,
                Paired(ctx, runs, std::string("fsd_") + base, false, base));
+  }
+  // The fine-tune strength ablation (FSD Table 17's learning rates), recorded only.
+  for (size_t k = 0; k < runs.front().sweep.size(); ++k) {
+    for (const char* base : {"loss", "mink"}) {
+      std::vector<cb::ref::PairedScores> groups;
+      for (const auto& r : runs) {
+        const auto& pt = r.sweep[k];
+        groups.push_back({std::string(base) == "loss" ? pt.fsd_loss : pt.fsd_mink,
+                          r.Scores(std::string(base) == "loss" ? "loss" : "mink_0.2"), r.labels});
+      }
+      const auto d = cb::ref::PairedAurocDiff(groups, ctx.ByProfile(300, 1000, 2000), ctx.seed());
+      ctx.Record({.case_name = std::string("fsd_") + base + "_gain_by_weight", .backend = "cpu",
+                  .params = {{"split", runs.front().split}, {"ft_weight", runs.front().sweep[k].weight}},
+                  .metric = "auroc_difference", .unit = "1", .direction = "higher", .value = d.mean_diff,
+                  .ci_low = d.ci.low, .ci_high = d.ci.high, .n = int64_t(d.per_group.size()),
+                  .samples = d.per_group});
+    }
   }
   // The smaller of the two gains decides (both must be > 0).
   const auto& worse = loss.mean_diff <= mink.mean_diff ? loss : mink;
