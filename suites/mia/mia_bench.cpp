@@ -10,12 +10,15 @@
 //                         compared with (target: kernel >= 50% of it at V = 128k)
 //   mia/score_cuda_{f32,bf16}/V  the fused CUDA kernel (skipped without a GPU;
 //                         target >= 70% of HBM bandwidth)
-// Every case is single-threaded unless its name says otherwise.
+// Every case is single-threaded unless its name says otherwise
+// (mia/score_cpu_f32_all_cores uses every core, timed by wall clock).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "generators/corpora.h"
@@ -120,20 +123,25 @@ Logits MakeLogits(int64_t vocab, LogitType type) {
   return l;
 }
 
-void ScoreCpu(benchmark::State& state, LogitType type) {
+void ScoreCpu(benchmark::State& state, LogitType type, int threads) {
   const Logits l = MakeLogits(state.range(0), type);
   const LogitsView view{type == LogitType::kF32 ? static_cast<const void*>(l.f32.data()) : l.bf16.data(),
                         l.rows, l.vocab, type};
   for (auto _ : state) {
-    auto s = ScorePositionsCpu(view, l.targets, 1);
+    auto s = ScorePositionsCpu(view, l.targets, threads);
     benchmark::DoNotOptimize(s.logp.data());
   }
   // napkin math: each logit is read once from DRAM (pass 2 re-reads it from L2).
   state.SetBytesProcessed(state.iterations() * l.rows * l.vocab * int64_t(view.ElementBytes()));
   state.SetItemsProcessed(state.iterations() * l.rows);
+  state.counters["threads"] = threads;
 }
-BENCHMARK_CAPTURE(ScoreCpu, f32, LogitType::kF32)->Name("mia/score_cpu_f32")->Arg(4096)->Arg(131072)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(ScoreCpu, bf16, LogitType::kBf16)->Name("mia/score_cpu_bf16")->Arg(131072)->Unit(benchmark::kMillisecond);
+int AllCores() { return std::max(1u, std::thread::hardware_concurrency()); }
+BENCHMARK_CAPTURE(ScoreCpu, f32, LogitType::kF32, 1)->Name("mia/score_cpu_f32")->Arg(4096)->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ScoreCpu, bf16, LogitType::kBf16, 1)->Name("mia/score_cpu_bf16")->Arg(131072)->Unit(benchmark::kMillisecond);
+// All cores, against the all-core copy ceiling (wall time: the work is
+// spread over threads, so CPU time of the calling thread would flatter it).
+BENCHMARK_CAPTURE(ScoreCpu, f32_mt, LogitType::kF32, AllCores())->Name("mia/score_cpu_f32_all_cores")->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void Copy(benchmark::State& state) {
   const Logits l = MakeLogits(state.range(0), LogitType::kF32);
