@@ -11,6 +11,7 @@
 //   manifest.json      generator, version, params, content_hash, counts, file hashes
 // Everything is written into a temporary folder next to DIR, then renamed, so
 // DIR appears complete or not at all; an existing DIR is refused.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>

@@ -36,6 +36,19 @@
 // no overlapping left contexts equals training on both; in general it is a
 // documented approximation (continuation counts add instead of merging sets).
 //
+// Usage (see also suites/mia/experiment.cpp):
+//
+//   cb::ref::lm::KneserNeyLm lm(/*order=*/4, /*vocab_size=*/4096);
+//   lm.SetPruning(2.0);                    // optional, before Train
+//   lm.Train(docs);                        // std::vector<Document>
+//   double lp = lm.LogProb(doc, t);        // log p(doc[t] | doc[<t])
+//   std::vector<double> p(4096);
+//   lm.Distribution(doc, t, p);            // p(. | doc[<t]), sums to 1
+//   auto m = lm.NextTokenMoments(doc, t);  // log p, sum p log p, sum p log^2 p
+//   KneserNeyLm tuned = lm;                // models are values: copy, then
+//   tuned.FineTune(aux_docs, 3.0);         // continue training on a copy
+//   lm.Save("target.knlm");                // KneserNeyLm::Load, ContentHash()
+//
 // Thread safety: const methods may be called concurrently; Train/FineTune/
 // Load need exclusive access.
 //

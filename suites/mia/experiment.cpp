@@ -2,6 +2,7 @@
 // The synthetic membership-inference experiment; see experiment.h.
 #include "suites/mia/experiment.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "reference/lm/kn_lm.h"
