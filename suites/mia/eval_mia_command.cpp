@@ -67,11 +67,12 @@ int RunEvalMia(const EvalMiaOptions& o, const CommandLine& cmdline) {
   std::printf("%s %s %s %s %s\n", Fit("method", 16).c_str(), Fit("AUROC [95% CI]", 26).c_str(),
               Fit("TPR@5%FPR (<=)", 15).c_str(), Fit("TPR@5%FPR (<)", 15).c_str(), "FPR@95%TPR");
   for (const auto& m : metrics) {
-    char auc[64];
+    char auc[64], le[16], lt[16];
     std::snprintf(auc, sizeof auc, "%.4f [%.4f, %.4f]", m.auroc, m.auroc_ci_low, m.auroc_ci_high);
-    std::printf("%s %s %s %s %.4f\n", Fit(m.method, 16).c_str(), Fit(auc, 26).c_str(),
-                Fit(std::to_string(m.tpr_at_5_fpr_le).substr(0, 6), 15).c_str(),
-                Fit(std::to_string(m.tpr_at_5_fpr_lt).substr(0, 6), 15).c_str(), m.fpr_at_95_tpr);
+    std::snprintf(le, sizeof le, "%.4f", m.tpr_at_5_fpr_le);
+    std::snprintf(lt, sizeof lt, "%.4f", m.tpr_at_5_fpr_lt);
+    std::printf("%s %s %s %s %.4f\n", Fit(m.method, 16).c_str(), Fit(auc, 26).c_str(), Fit(le, 15).c_str(),
+                Fit(lt, 15).c_str(), m.fpr_at_95_tpr);
   }
   std::printf("\nrun %lld complete, run_hash %s\n", static_cast<long long>(run_id), summary.run_hash.c_str());
   return kExitOk;
