@@ -80,6 +80,8 @@ int RunGenCorpus(const GenCorpusOptions& o) {
   if (o.out.empty()) throw UsageError("--out DIR is required");
   const fs::path out(o.out);
   if (fs::exists(out)) throw UsageError("--out " + o.out + ": already exists (refusing to overwrite)");
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent)) throw UsageError("--out " + o.out + ": parent folder does not exist");
   p.seed = o.seed;
   p.length = o.length;
   p.per_class = o.per_class;
@@ -100,8 +102,6 @@ int RunGenCorpus(const GenCorpusOptions& o) {
   for (const auto& d : c.aux_nonmembers) aux.push_back({{"input", text(d)}, {"label", 0}});
   for (const auto& d : c.ood) ood.push_back({{"input", text(d)}, {"label", 0}});
 
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent)) throw UsageError("--out " + o.out + ": parent folder does not exist");
   std::random_device rd;
   const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(rd()));
   fs::create_directory(tmp);
