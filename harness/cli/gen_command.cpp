@@ -78,7 +78,8 @@ int RunGenCorpus(const GenCorpusOptions& o) {
   if (o.per_class < 1 || o.background_docs < 1) throw UsageError("--per-class and --background-docs must be >= 1");
   if (o.vocab < 1024 || o.vocab > (1 << 20)) throw UsageError("--vocab must be in [1024, 2^20]");
   if (o.out.empty()) throw UsageError("--out DIR is required");
-  const fs::path out(o.out);
+  fs::path out(o.out);
+  if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();  // "dir/" -> "dir"
   if (fs::exists(out)) throw UsageError("--out " + o.out + ": already exists (refusing to overwrite)");
   const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(parent)) throw UsageError("--out " + o.out + ": parent folder does not exist");
