@@ -117,6 +117,27 @@ TEST(Corpora, MimirLikeFilterHoldsAndOodDiffers) {
   EXPECT_EQ(c.SplitName(), "mimir_ngram_7_0.2");
 }
 
+TEST(Corpora, MimirFilterRejectsOverlappingCandidates) {
+  // Bigram overlap is high on this language, so a 2-gram filter at 0.5 bites.
+  auto p = Small(SplitKind::kMimir);
+  p.ngram_n = 2;
+  p.ngram_max = 0.5;
+  const auto c = MakeMiaCorpus(p);
+  EXPECT_GT(c.filtered_out, 0);
+  std::vector<uint64_t> seen;
+  for (const auto* set : {&c.background, &c.members}) {
+    for (const auto& d : *set) {
+      for (size_t i = 0; i + 2 <= d.size(); ++i) seen.push_back(cb::gen::NgramHash(&d[i], 2));
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  for (const auto& d : c.nonmembers) EXPECT_LT(cb::gen::NgramOverlap(d, 2, seen), 0.5);
+  // A unigram filter at 0.2 rejects (nearly) everything: a clear error, not a hang.
+  p.ngram_n = 1;
+  p.ngram_max = 0.2;
+  EXPECT_THROW(MakeMiaCorpus(p), std::runtime_error);
+}
+
 TEST(Corpora, RejectsBadParams) {
   auto p = Small(SplitKind::kWikiMia);
   p.per_class = 0;
