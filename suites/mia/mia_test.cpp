@@ -81,6 +81,18 @@ TEST_P(ScoreKernelTest, NonFiniteLogitNamesTheRow) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("row 2"), std::string::npos) << e.what();
   }
+  for (const float bad : {INFINITY, -INFINITY}) {
+    for (const int64_t pos : {int64_t{7}, int64_t{65}}) {  // vector body and scalar tail (V = 67)
+      std::vector<float> w(3 * 67, 0.25f);
+      w[1 * 67 + pos] = bad;
+      try {
+        cb::mia::ScorePositions(backend(), {w.data(), 3, 67, LogitType::kF32}, targets);
+        ADD_FAILURE() << "no error for " << bad << " at " << pos;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("row 1"), std::string::npos) << e.what();
+      }
+    }
+  }
   const std::vector<int32_t> bad_target = {0, 64, 1};
   EXPECT_THROW(cb::mia::ScorePositions(backend(), {z.data(), 3, 64, LogitType::kF32}, bad_target),
                std::invalid_argument);

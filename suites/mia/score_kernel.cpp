@@ -83,29 +83,20 @@ struct RowOut {
 
 template <class T>
 __attribute__((always_inline)) inline RowOut ScoreRow(const T* row, int64_t v, int32_t target) {
-  // Pass 1: the maximum, and whether every logit is finite (x * 0 != 0 for
-  // NaN and +-Inf).
+  // Pass 1: the maximum. Non-finite logits need no test of their own: NaN
+  // makes y (hence S0) NaN in pass 2, +Inf makes the max infinite and y NaN
+  // (Inf - Inf), -Inf gives y = -Inf and e * y = -Inf in S1; the sums are
+  // checked once at the end.
   v8f m0 = Splat(-INFINITY), m1 = m0;
-  v8i bad = v8i{0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 2 * kLanes <= v; i += 2 * kLanes) {
     const v8f a = Load(row + i), b = Load(row + i + kLanes);
-    bad |= (a * Splat(0.0f) != Splat(0.0f)) | (b * Splat(0.0f) != Splat(0.0f));
     m0 = a > m0 ? a : m0;
     m1 = b > m1 ? b : m1;
   }
   float m = -INFINITY;
-  bool finite = true;
-  for (int l = 0; l < kLanes; ++l) {
-    m = std::max(m, std::max(m0[l], m1[l]));
-    finite &= bad[l] == 0;
-  }
-  for (int64_t j = i; j < v; ++j) {
-    const float x = LoadOne(row + j);
-    finite &= std::isfinite(x);
-    m = std::max(m, x);
-  }
-  if (!finite) return {0, 0, 0, false};
+  for (int l = 0; l < kLanes; ++l) m = std::max(m, std::max(m0[l], m1[l]));
+  for (int64_t j = i; j < v; ++j) m = std::max(m, LoadOne(row + j));
   // Pass 2: S0, S1, S2 of y = x - m, fp32 lanes flushed into fp64.
   double s0 = 0, s1 = 0, s2 = 0;
   const v8f mv = Splat(m);
@@ -146,6 +137,9 @@ __attribute__((always_inline)) inline RowOut ScoreRow(const T* row, int64_t v, i
     s0 += e;
     s1 += double(e) * y;
     s2 += double(e) * y * y;
+  }
+  if (!std::isfinite(s0) || !std::isfinite(s1) || !std::isfinite(s2) || !std::isfinite(m)) {
+    return {0, 0, 0, false};
   }
   const double log_s0 = std::log(s0), mean_y = s1 / s0;
   RowOut out;
