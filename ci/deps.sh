@@ -9,7 +9,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libxxhash-dev libcurl4-openssl-dev
-  nlohmann-json3-dev libcli11-dev libopenblas-dev
+  nlohmann-json3-dev libcli11-dev libopenblas-dev zlib1g-dev
 )
 
 missing=()

@@ -61,6 +61,15 @@ CommandRegistration::CommandRegistration(const char* name, AddCommandFn add) {
 
 const std::vector<RegisteredCommand>& RegisteredCommands() { return MutableCommands(); }
 
+CLI::App* CommandGroup(CLI::App& app, const std::string& name, const std::string& description) {
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == name) return sub;
+  }
+  CLI::App* group = app.add_subcommand(name, description);
+  group->require_subcommand(1);
+  return group;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"claimbench: check ICLR 2025 papers' claims on CPU and CUDA, and record every "
                "result in a hashed SQLite ledger."};

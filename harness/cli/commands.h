@@ -7,6 +7,7 @@
 #ifndef CB_HARNESS_CLI_COMMANDS_H_
 #define CB_HARNESS_CLI_COMMANDS_H_
 
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -34,6 +35,14 @@ struct RegisteredCommand {
   const char* name;
   AddCommandFn add;
 };
+
+// CommandGroup()
+//
+// The subcommand `name` of `app` that groups methods' commands ("gen" for
+// generators, "eval" for evaluations on real models' outputs), created with
+// `description` by whichever method registers under it first; each method
+// then adds its own subcommand to it ("gen corpus", "eval mia").
+CLI::App* CommandGroup(CLI::App& app, const std::string& name, const std::string& description);
 
 // Every registered method command, sorted by name.
 const std::vector<RegisteredCommand>& RegisteredCommands();

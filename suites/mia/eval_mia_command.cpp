@@ -1,0 +1,99 @@
+// File: suites/mia/eval_mia_command.cpp
+// `claimbench eval mia --stats FILE.jsonl`: every membership-inference method
+// and metric on per-token statistics dumped from a real model (format:
+// suites/mia/stats_file.h; dump script: suites/mia/dump_stats.py), recorded
+// in one ledger run. The whole file is read, validated and evaluated before
+// the ledger is opened, so a bad line records nothing.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/common.h"
+#include "suites/mia/stats_file.h"
+
+namespace cb::cli {
+namespace {
+
+struct EvalMiaOptions {
+  std::string stats;
+  std::string dataset;
+  std::string ledger;
+  int resamples = 1000;
+  uint64_t seed = 20250101;
+  bool json = false;
+};
+
+int RunEvalMia(const EvalMiaOptions& o, const CommandLine& cmdline) {
+  if (o.resamples < 2) throw UsageError("--resamples must be >= 2");
+  cb::mia::StatsFile file;
+  try {
+    file = cb::mia::ReadStatsFile(o.stats);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  const std::string dataset =
+      o.dataset.empty() ? std::filesystem::path(o.stats).filename().string() : o.dataset;
+  const auto metrics = cb::mia::EvaluateStats(file, o.resamples, o.seed);
+  const auto rows = cb::mia::EvaluationResults(file, dataset, metrics, o.resamples);
+
+  auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
+  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed);
+  const int64_t run_id = ledger.BeginRun(meta);
+  ledger.AddResults(run_id, rows);
+  ledger.FinishRun(run_id, cb::ledger::RunStatus::kComplete);
+  const auto summary = ledger.GetRun(run_id);
+
+  if (o.json) {
+    nlohmann::json out = {{"run_id", run_id}, {"run_hash", summary.run_hash}, {"dataset", dataset},
+                          {"texts", file.texts.size()}, {"input_hash", file.content_hash},
+                          {"methods", nlohmann::json::array()}};
+    for (const auto& m : metrics) {
+      out["methods"].push_back({{"method", m.method}, {"auroc", m.auroc},
+                                {"auroc_ci", {m.auroc_ci_low, m.auroc_ci_high}},
+                                {"tpr_at_fpr_le_0.05", m.tpr_at_5_fpr_le},
+                                {"tpr_at_fpr_lt_0.05", m.tpr_at_5_fpr_lt},
+                                {"fpr_at_tpr_0.95", m.fpr_at_95_tpr}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  int members = 0;
+  for (const auto& t : file.texts) members += t.label;
+  std::printf("%s: %zu texts (%d members), input %s\n\n", dataset.c_str(), file.texts.size(), members,
+              file.content_hash.c_str());
+  std::printf("%s %s %s %s %s\n", Fit("method", 16).c_str(), Fit("AUROC [95% CI]", 26).c_str(),
+              Fit("TPR@5%FPR (<=)", 15).c_str(), Fit("TPR@5%FPR (<)", 15).c_str(), "FPR@95%TPR");
+  for (const auto& m : metrics) {
+    char auc[64], le[16], lt[16];
+    std::snprintf(auc, sizeof auc, "%.4f [%.4f, %.4f]", m.auroc, m.auroc_ci_low, m.auroc_ci_high);
+    std::snprintf(le, sizeof le, "%.4f", m.tpr_at_5_fpr_le);
+    std::snprintf(lt, sizeof lt, "%.4f", m.tpr_at_5_fpr_lt);
+    std::printf("%s %s %s %s %.4f\n", Fit(m.method, 16).c_str(), Fit(auc, 26).c_str(), Fit(le, 15).c_str(),
+                Fit(lt, 15).c_str(), m.fpr_at_95_tpr);
+  }
+  std::printf("\nrun %lld complete, run_hash %s\n", static_cast<long long>(run_id), summary.run_hash.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddEvalMiaCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
+  CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
+  auto options = std::make_shared<EvalMiaOptions>();
+  CLI::App* mia = eval->add_subcommand(
+      "mia", "Membership inference (Loss, Zlib, Lowercase, Min-K%, Min-K%++, Ref, FSD) on per-token stats");
+  mia->add_option("--stats", options->stats, "JSONL of per-token statistics (suites/mia/README.md)")->required();
+  mia->add_option("--dataset", options->dataset, "Dataset label recorded with the results (default: file name)");
+  mia->add_option("--resamples", options->resamples, "Bootstrap resamples of each AUROC CI")->capture_default_str();
+  mia->add_option("--seed", options->seed, "Seed of the bootstrap")->capture_default_str();
+  AddLedgerOption(mia, &options->ledger);
+  mia->add_flag("--json", options->json, "Print the metrics as JSON on stdout");
+  mia->callback([options, cmdline, exit_code] { *exit_code = RunEvalMia(*options, cmdline); });
+}
+
+CB_REGISTER_COMMAND(eval_mia, AddEvalMiaCommand);
+
+}  // namespace cb::cli

@@ -1,0 +1,139 @@
+// File: suites/mia/mia_test.cpp
+// The per-position scoring kernel on every backend against the fp64
+// reference (reference/mia/mia.h StatsFromLogits), within 1e-4 relative, on
+// fresh random logits with flat, peaked and ordinary rows, fp32 and bf16, a
+// vocabulary that is not a multiple of the vector width and one at 2^17;
+// plus its bad-input errors and the synthetic experiment's plumbing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "fixtures/backend_test.h"
+#include "harness/random.h"
+#include "reference/mia/mia.h"
+#include "suites/mia/experiment.h"
+#include "suites/mia/score_kernel.h"
+
+namespace {
+
+using cb::mia::LogitType;
+
+class ScoreKernelTest : public cb::testing::BackendTest {};
+
+struct Case {
+  int64_t rows, vocab;
+  LogitType type;
+};
+
+// Row r: flat (r % 4 == 0, tiny spread), peaked (1: one logit +30 above
+// N(0, 1)), wide (2: N(0, 3^2)), offset (3: N(0, 1) + 500).
+std::vector<float> MakeLogits(cb::harness::Rng& rng, const Case& c) {
+  std::vector<float> z(size_t(c.rows * c.vocab));
+  for (int64_t r = 0; r < c.rows; ++r) {
+    for (int64_t i = 0; i < c.vocab; ++i) {
+      const double n = rng.Normal();
+      const double x = r % 4 == 0 ? 1e-3 * n : r % 4 == 2 ? 3 * n : r % 4 == 3 ? n + 500 : n;
+      z[size_t(r * c.vocab + i)] = float(x);
+    }
+    if (r % 4 == 1) z[size_t(r * c.vocab + rng.UniformInt(0, c.vocab - 1))] += 30.0f;
+  }
+  return z;
+}
+
+TEST_P(ScoreKernelTest, AgreesWithFp64Reference) {
+  cb::harness::Rng rng(static_cast<uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 17, 5);
+  for (const Case c : {Case{8, 1000, LogitType::kF32}, Case{8, 4099, LogitType::kBf16},
+                       Case{4, 131072, LogitType::kF32}, Case{4, 131072, LogitType::kBf16}}) {
+    std::vector<float> z = MakeLogits(rng, c);
+    std::vector<uint16_t> zb;
+    if (c.type == LogitType::kBf16) {
+      for (float& x : z) {
+        zb.push_back(cb::mia::FloatToBf16(x));
+        x = cb::mia::Bf16ToFloat(zb.back());  // the reference sees the rounded values
+      }
+    }
+    std::vector<int32_t> targets(c.rows);
+    for (auto& t : targets) t = static_cast<int32_t>(rng.UniformInt(0, c.vocab - 1));
+    // The peaked row's target is its peak half of the time (log p ~ 0).
+    const cb::mia::LogitsView view{c.type == LogitType::kF32 ? static_cast<const void*>(z.data()) : zb.data(),
+                                   c.rows, c.vocab, c.type};
+    const auto got = cb::mia::ScorePositions(backend(), view, targets, 2);
+    for (int64_t r = 0; r < c.rows; ++r) {
+      const std::vector<double> row(z.begin() + r * c.vocab, z.begin() + (r + 1) * c.vocab);
+      const auto want = cb::ref::mia::StatsFromLogits(row, targets[r]);
+      auto close = [](double g, double w, double atol) { return std::abs(g - w) <= atol + 1e-4 * std::abs(w); };
+      EXPECT_TRUE(close(got.logp[r], want.logp, 1e-6)) << "row " << r << " V " << c.vocab << ": " << got.logp[r] << " vs " << want.logp;
+      EXPECT_TRUE(close(got.mu[r], want.mu, 1e-6)) << "row " << r << " V " << c.vocab << ": " << got.mu[r] << " vs " << want.mu;
+      EXPECT_TRUE(close(std::sqrt(got.sigma2[r]), std::sqrt(want.sigma2), 1e-6))
+          << "row " << r << " V " << c.vocab << ": " << got.sigma2[r] << " vs " << want.sigma2;
+    }
+  }
+}
+
+TEST_P(ScoreKernelTest, NonFiniteLogitNamesTheRow) {
+  std::vector<float> z(3 * 64, 0.5f);
+  z[2 * 64 + 7] = NAN;
+  const std::vector<int32_t> targets = {0, 1, 2};
+  try {
+    cb::mia::ScorePositions(backend(), {z.data(), 3, 64, LogitType::kF32}, targets);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("row 2"), std::string::npos) << e.what();
+  }
+  for (const float bad : {INFINITY, -INFINITY}) {
+    for (const int64_t pos : {int64_t{7}, int64_t{65}}) {  // vector body and scalar tail (V = 67)
+      std::vector<float> w(3 * 67, 0.25f);
+      w[1 * 67 + pos] = bad;
+      try {
+        cb::mia::ScorePositions(backend(), {w.data(), 3, 67, LogitType::kF32}, targets);
+        ADD_FAILURE() << "no error for " << bad << " at " << pos;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("row 1"), std::string::npos) << e.what();
+      }
+    }
+  }
+  const std::vector<int32_t> bad_target = {0, 64, 1};
+  EXPECT_THROW(cb::mia::ScorePositions(backend(), {z.data(), 3, 64, LogitType::kF32}, bad_target),
+               std::invalid_argument);
+  const std::vector<int32_t> short_targets = {0};
+  EXPECT_THROW(cb::mia::ScorePositions(backend(), {z.data(), 3, 64, LogitType::kF32}, short_targets),
+               std::invalid_argument);
+}
+
+CB_INSTANTIATE_BACKENDS(ScoreKernelTest);
+
+TEST(Bf16, RoundsToNearestEven) {
+  EXPECT_EQ(cb::mia::FloatToBf16(1.0f), 0x3f80);
+  EXPECT_EQ(cb::mia::Bf16ToFloat(0x3f80), 1.0f);
+  EXPECT_EQ(cb::mia::FloatToBf16(1.00390625f), 0x3f80);  // halfway: ties to even
+  EXPECT_EQ(cb::mia::FloatToBf16(1.01171875f), 0x3f82);  // halfway above an odd: up
+  EXPECT_TRUE(std::isnan(cb::mia::Bf16ToFloat(cb::mia::FloatToBf16(NAN))));
+}
+
+TEST(Experiment, ScoresEveryMethodOnBothClasses) {
+  cb::mia::ExperimentParams p;
+  p.corpus.vocab_size = 1024;
+  p.corpus.entity_tokens = 128;
+  p.corpus.background_docs = 30;
+  p.corpus.background_words = 200;
+  p.corpus.per_class = 20;
+  p.corpus.aux_docs = 10;
+  p.corpus.ood_docs = 10;
+  p.corpus.length = 32;
+  const auto r = cb::mia::RunExperiment(p);
+  ASSERT_EQ(r.labels.size(), 40u);
+  EXPECT_EQ(r.positions, 40 * 31);
+  for (const char* m : {"loss", "zlib", "lowercase", "mink_0.2", "minkpp_0.2", "ref", "fsd_loss", "fsd_zlib",
+                        "fsd_lowercase", "fsd_mink"}) {
+    EXPECT_EQ(r.Scores(m).size(), 40u) << m;
+  }
+  EXPECT_EQ(r.Scores("fsd_loss", true).size(), 40u);
+  EXPECT_THROW(r.Scores("nope"), std::out_of_range);
+  // Members were trained on: their loss is higher (member-oriented) on average.
+  double member = 0, nonmember = 0;
+  for (size_t i = 0; i < 40; ++i) (r.labels[i] ? member : nonmember) += r.Scores("loss")[i];
+  EXPECT_GT(member, nonmember);
+}
+
+}  // namespace
