@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -195,6 +196,11 @@ class Ledger {
   RunSummary GetRun(int64_t run_id);
   std::vector<Result> GetResults(int64_t run_id);
   std::vector<ClaimRow> GetClaims(int64_t run_id);
+  // Every result row of (suite, case_name, metric) in every run, with its run
+  // id, ordered by run id then seq (history series; a full scan of results).
+  std::vector<std::pair<int64_t, Result>> FindResults(const std::string& suite,
+                                                      const std::string& case_name,
+                                                      const std::string& metric);
 
   // --- exchange -----------------------------------------------------------
   // JSON Lines: one object per sealed run with its meta, rows and hashes.

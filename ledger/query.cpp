@@ -28,6 +28,9 @@ constexpr int kClaimCountColumn = 21;
 constexpr char kLog[] = CB_LEDGER_SUMMARY_SELECT "ORDER BY started_at DESC, id DESC LIMIT ?1";
 constexpr char kSummary[] = CB_LEDGER_SUMMARY_SELECT "WHERE id = ?1";
 constexpr char kLatest[] = "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1";
+constexpr char kFindResults[] =
+    "SELECT " CB_LEDGER_RESULT_COLUMNS " FROM results WHERE suite = ?1 AND case_name = ?2 "
+    "AND metric = ?3 ORDER BY run_id, seq";
 constexpr char kRunExists[] = "SELECT 1 FROM runs WHERE id = ?1";
 constexpr char kByPrefix[] =
     "SELECT id FROM runs WHERE substr(run_hash, 1, length(?1)) = ?1 "
@@ -137,6 +140,24 @@ std::vector<Result> Ledger::GetResults(int64_t run_id) {
   while (s.Step()) {
     ReadResult(s, &row);  // type problems are Verify's business; read what is there
     out.push_back(ToResult(row.view));
+  }
+  s.Reset();
+  return out;
+}
+
+std::vector<std::pair<int64_t, Result>> Ledger::FindResults(const std::string& suite,
+                                                             const std::string& case_name,
+                                                             const std::string& metric) {
+  Impl& d = *impl_;
+  std::vector<std::pair<int64_t, Result>> out;
+  sql::Stmt& s = d.Prepare(kFindResults);
+  s.BindText(1, suite);
+  s.BindText(2, case_name);
+  s.BindText(3, metric);
+  StoredResult row;
+  while (s.Step()) {
+    ReadResult(s, &row);
+    out.emplace_back(s.Int(1), ToResult(row.view));
   }
   s.Reset();
   return out;

@@ -56,6 +56,7 @@ int Main(int argc, char** argv) {
   AddRunCommand(app, cmdline, &exit_code);
   AddBenchCommand(app, cmdline, &exit_code);
   AddLedgerCommand(app, &exit_code);
+  AddAnalysisCommands(app, &exit_code);
 
   try {
     CheckCommandNames(app, argc, argv);
