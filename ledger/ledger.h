@@ -47,7 +47,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...

@@ -265,7 +265,9 @@ GatePolicy ParsePolicy(const nlohmann::json& j, const std::string& source) {
   GatePolicy p;
   auto fail = [&](const std::string& what) { throw std::runtime_error("policy '" + source + "': " + what); };
   for (const auto& [k, v] : j.items()) {
-    if (k == "version") {
+    if (k == "comment") {
+      continue;  // free text: why the policy is what it is
+    } else if (k == "version") {
       if (!v.is_string()) fail("'version' must be a string");
       p.version = v.get<std::string>();
     } else if (k == "threshold") {

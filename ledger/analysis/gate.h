@@ -62,7 +62,7 @@ struct Tolerance {
 //    "suites": {"harness": {"threshold": 0.10}},
 //    "tolerance": {"rtol": 1e-9, "atol": 0},
 //    "metrics": {"nmse": {"rtol": 0, "atol": 1e-12}},
-//    "ignore_claims": ["harness.H7"]}
+//    "ignore_claims": ["harness.H7"], "comment": "why (ignored)"}
 // policy_version = "<version>+<first 12 hex of XXH3-128 of the canonical JSON>",
 // so any edit to the file changes the version recorded with each decision.
 struct GatePolicy {
