@@ -54,15 +54,36 @@ std::vector<double> BenjaminiHochberg(std::span<const double> p_values);
 
 // BootstrapRelativeChange()
 //
-// Percentile bootstrap CI (level, e.g. 0.95) of median(cand) / median(base) - 1:
-// each resample draws len(base) values from base and len(cand) from cand with
-// replacement (indices from Rng(seed, 0) by multiply-shift of 32-bit words:
-// bias < n / 2^32), takes the two medians and their relative change. Medians of
-// resamples are found by counting draws per sorted position (O(n) each), so
-// 100k rows of n = 10 cost seconds, not minutes.
-// REQUIRES: base and cand non-empty, free of NaN; median(base) != 0 in every
-// resample (i.e. base has no zero at or below its median... in practice: timing
-// samples are > 0); 0 < level < 1; resamples >= 2.
+// Percentile bootstrap CI (level, e.g. 0.95) of median(cand) / median(base) - 1,
+// where a bootstrap replicate resamples len(base) values from base and
+// len(cand) from cand with replacement and takes the relative change of their
+// medians.
+//   n <= kResampleMedianTableMaxN on both sides and base > 0 (timings): the
+//     interval of the bootstrap distribution itself, with no Monte Carlo
+//     error: each median's resampling distribution is exact
+//     (ResampleMedianOrderStats), and the quantiles (1 -+ level) / 2 of their
+//     ratio, inf { r : P(C / B <= r) >= q }, are found by bisection to 1e-13
+//     relative over a merge sweep of the two distributions. `resamples` and
+//     `seed` are unused. This is what makes 100k-row gates take seconds.
+//   otherwise: `resamples` Monte Carlo replicates with indices drawn from
+//     Rng(seed, 0) (multiply-shift of 32-bit words, bias < n / 2^32), and the
+//     type-7 percentile interval of the replicates (as PercentileInterval).
+// REQUIRES: base and cand non-empty, free of NaN; no resampled baseline median
+// is 0; 0 < level < 1; resamples >= 2.
+inline constexpr int kResampleMedianTableMaxN = 64;
+
+// One cell of the distribution of a resample's median: with the sample sorted
+// and n draws with replacement, the median is (x[a] + x[b]) / 2 (0-based; a = b
+// for odd n) with probability p. Exact: P(A <= a, B <= b) =
+// P(C_a >= lo, C_b >= hi) with C_j ~ Binomial(n, j / n) the draws at positions
+// <= j, lo / hi the median's order statistics, and the draws between a and b
+// binomial given C_a. REQUIRES: 1 <= n <= kResampleMedianTableMaxN.
+struct ResampleMedianCell {
+  int a = 0, b = 0;
+  double p = 0;
+};
+std::vector<ResampleMedianCell> ResampleMedianOrderStats(int n);
+
 Interval BootstrapRelativeChange(std::span<const double> base, std::span<const double> cand,
                                  double level, int resamples, uint64_t seed);
 

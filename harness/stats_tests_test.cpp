@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "harness/random.h"
@@ -89,6 +91,67 @@ TEST(BenjaminiHochberg, WorkedExampleOfTheOriginalPaper) {
   const auto qr = BenjaminiHochberg(reversed);
   for (size_t i = 0; i < p.size(); ++i) EXPECT_DOUBLE_EQ(qr[p.size() - 1 - i], q[i]);
   EXPECT_THROW(BenjaminiHochberg(std::vector<double>{1.5}), std::invalid_argument);
+}
+
+// The exact distribution of a resample's median order statistics against
+// brute force over all n^n resamples.
+TEST(ResampleMedian, MatchesExhaustiveEnumeration) {
+  for (int n : {1, 2, 3, 4, 5, 6}) {
+    std::map<std::pair<int, int>, double> brute;
+    int total = 1;
+    for (int i = 0; i < n; ++i) total *= n;
+    for (int code = 0; code < total; ++code) {
+      std::vector<int> counts(n, 0);
+      for (int i = 0, c = code; i < n; ++i, c /= n) ++counts[c % n];
+      const int lo = (n + 1) / 2, hi = n % 2 == 1 ? lo : n / 2 + 1;
+      int cum = 0, a = -1, b = -1;
+      for (int j = 0; j < n; ++j) {
+        cum += counts[j];
+        if (a < 0 && cum >= lo) a = j;
+        if (b < 0 && cum >= hi) b = j;
+      }
+      brute[{a, b}] += 1.0 / total;
+    }
+    double sum = 0;
+    const auto cells = ResampleMedianOrderStats(n);
+    EXPECT_EQ(cells.size(), brute.size()) << "n=" << n;
+    for (const auto& c : cells) {
+      sum += c.p;
+      EXPECT_NEAR(c.p, (brute[{c.a, c.b}]), 1e-12) << "n=" << n << " (" << c.a << "," << c.b << ")";
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+  }
+  EXPECT_THROW(ResampleMedianOrderStats(0), std::invalid_argument);
+}
+
+// The exact interval against a plain Monte Carlo bootstrap written here
+// (index draws, sort, percentile) with 200k replicates.
+TEST(BootstrapRelativeChange, ExactIntervalMatchesMonteCarlo) {
+  Rng rng(21, 1);
+  std::vector<double> base, cand;
+  for (int i = 0; i < 10; ++i) base.push_back(1.0 + 0.05 * rng.Exponential());
+  for (int i = 0; i < 7; ++i) cand.push_back(1.08 + 0.05 * rng.Exponential());
+  const Interval exact = BootstrapRelativeChange(base, cand, 0.95, 2, 1);
+  std::vector<double> reps;
+  auto median_of_resample = [&rng](const std::vector<double>& x) {
+    std::vector<double> r(x.size());
+    for (auto& v : r) v = x[rng.UniformInt(0, x.size() - 1)];
+    return Median(r);
+  };
+  for (int k = 0; k < 200000; ++k) reps.push_back(median_of_resample(cand) / median_of_resample(base) - 1);
+  const Interval mc = PercentileInterval(reps, 0.95);
+  EXPECT_NEAR(exact.low, mc.low, 0.002) << exact.low << " vs " << mc.low;
+  EXPECT_NEAR(exact.high, mc.high, 0.002) << exact.high << " vs " << mc.high;
+}
+
+TEST(BootstrapRelativeChange, LargeSamplesUseIndexDraws) {
+  Rng rng(4, 4);
+  std::vector<double> base, cand;
+  for (int i = 0; i < 100; ++i) base.push_back(1.0 + 0.01 * rng.Normal());
+  for (int i = 0; i < 100; ++i) cand.push_back(0.8 + 0.01 * rng.Normal());
+  const Interval ci = BootstrapRelativeChange(base, cand, 0.95, 500, 1);
+  EXPECT_TRUE(ci.Contains(-0.2)) << ci.low << " " << ci.high;
+  EXPECT_LT(ci.high - ci.low, 0.02);
 }
 
 TEST(BootstrapRelativeChange, CoversAPlantedShiftAndIsSeeded) {

@@ -4,6 +4,10 @@
 #include "ledger/analysis/gate.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -349,6 +353,7 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   seen.reserve(candidate.results.size());
 
   std::vector<size_t> speed_rows;
+  std::vector<std::pair<const Result*, const Result*>> speed_pairs;
   rep.rows.reserve(candidate.results.size() + baseline.results.size() / 16 + candidate.claims.size());
   for (const auto& c : candidate.results) {
     std::string key = RowKey(c);
@@ -366,8 +371,9 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
     const Result& b = *it->second;
     GateRow g = Skeleton(c, RowKind::kValue);
     if (IsSpeed(b, policy.min_samples) && IsSpeed(c, policy.min_samples)) {
-      GateSpeed(b, c, policy, &g);
+      g.kind = RowKind::kSpeed;  // tested below, in parallel
       speed_rows.push_back(rep.rows.size());
+      speed_pairs.emplace_back(&b, &c);
     } else if (IsDeterministic(b) && IsDeterministic(c)) {
       GateDeterministic(b, c, policy, cross_platform, &g);
     } else {
@@ -383,6 +389,34 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
     g.n_baseline = b.n;
     g.note = "in the baseline, not in this run";
     rep.rows.push_back(std::move(g));
+  }
+
+  // The U tests and bootstraps are independent per row (each row's bootstrap
+  // is seeded by its key), so they run on every core with identical results.
+  {
+    const size_t jobs = speed_rows.size();
+    const size_t workers = std::min<size_t>(
+        jobs / 256 + 1, std::max<unsigned>(1, std::min(8u, std::thread::hardware_concurrency())));
+    std::atomic<size_t> next{0};
+    std::exception_ptr error;
+    std::mutex error_mu;
+    auto work = [&] {
+      try {
+        for (size_t k; (k = next.fetch_add(64)) < jobs;) {
+          for (size_t i = k; i < std::min(jobs, k + 64); ++i) {
+            GateSpeed(*speed_pairs[i].first, *speed_pairs[i].second, policy, &rep.rows[speed_rows[i]]);
+          }
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
   }
 
   // Benjamini-Hochberg over the run's speed rows.

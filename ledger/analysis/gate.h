@@ -58,7 +58,7 @@ struct Tolerance {
 
 // A gate policy (JSON file, all keys optional):
 //   {"version": "2026-11-30", "threshold": 0.05, "fdr_q": 0.05,
-//    "min_samples": 3, "resamples": 2000, "gate_speed": true,
+//    "min_samples": 3, "resamples": 1000, "gate_speed": true,
 //    "suites": {"harness": {"threshold": 0.10}},
 //    "tolerance": {"rtol": 1e-9, "atol": 0},
 //    "metrics": {"nmse": {"rtol": 0, "atol": 1e-12}},
@@ -70,7 +70,7 @@ struct GatePolicy {
   double threshold = 0.05;
   double fdr_q = 0.05;
   int min_samples = 3;
-  int resamples = 2000;
+  int resamples = 1000;
   bool gate_speed = true;
   std::map<std::string, double> suite_threshold;
   Tolerance tolerance;
