@@ -196,6 +196,8 @@ class Ledger {
   RunSummary GetRun(int64_t run_id);
   std::vector<Result> GetResults(int64_t run_id);
   std::vector<ClaimRow> GetClaims(int64_t run_id);
+  // The metadata a run was begun with (git, platform, build; provenance).
+  RunMeta GetRunMeta(int64_t run_id);
   // Every result row of (suite, case_name, metric) in every run, with its run
   // id, ordered by run id then seq (history series; a full scan of results).
   std::vector<std::pair<int64_t, Result>> FindResults(const std::string& suite,

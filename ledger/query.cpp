@@ -163,6 +163,27 @@ std::vector<std::pair<int64_t, Result>> Ledger::FindResults(const std::string& s
   return out;
 }
 
+RunMeta Ledger::GetRunMeta(int64_t run_id) {
+  Impl& d = *impl_;
+  sql::Stmt& s = d.Prepare(kSelectRun);
+  s.BindInt(1, run_id);
+  if (!s.Step()) d.Fail("run " + std::to_string(run_id) + " does not exist");
+  StoredRun run;
+  ReadRun(s, &run);
+  RunMeta m;
+  m.command = run.view.command;
+  m.profile = run.view.profile;
+  m.seed = static_cast<uint64_t>(run.view.seed);
+  m.git_commit = run.view.git_commit;
+  m.git_dirty = run.view.git_dirty != 0;
+  m.source_hash = run.view.source_hash;
+  m.platform_hash = run.view.platform_hash;
+  m.platform = nlohmann::json::parse(run.view.platform_json, nullptr, /*allow_exceptions=*/false);
+  m.build = nlohmann::json::parse(run.view.build_json, nullptr, /*allow_exceptions=*/false);
+  s.Reset();
+  return m;
+}
+
 std::vector<ClaimRow> Ledger::GetClaims(int64_t run_id) {
   Impl& d = *impl_;
   std::vector<ClaimRow> out;

@@ -18,6 +18,7 @@ void AddAnalysisCommands(CLI::App& app, int* exit_code) {
   AddGateCommand(app, exit_code);
   AddCompareCommand(app, exit_code);
   AddHistoryCommand(app, exit_code);
+  AddReportCommand(app, exit_code);
 }
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {

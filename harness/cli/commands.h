@@ -17,7 +17,7 @@ void AddListCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddLedgerCommand(CLI::App& app, int* exit_code);
-void AddAnalysisCommands(CLI::App& app, int* exit_code);  // gate, compare, history
+void AddAnalysisCommands(CLI::App& app, int* exit_code);  // gate, compare, history, report
 
 }  // namespace cb::cli
 

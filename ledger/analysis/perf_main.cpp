@@ -7,6 +7,8 @@
 //       times loading both runs, Gate() and StoreDecisions() (target < 5 s for
 //       100k rows). With KEEP_PATH the ledger stays there (runs 1 and 2), to
 //       time `claimbench gate --ledger KEEP_PATH --baseline 1 --run 2`.
+//   analysis_perf report RUNS CHARTJS     RUNS runs of 50 rows; times the HTML
+//       report (target < 10 s for 1000 runs).
 //   analysis_perf history RUNS               RUNS runs of 50 rows; times
 //       History() over all of them for 10 series (the report's data path).
 // Prints one line per phase with its wall time.
@@ -21,6 +23,7 @@
 #include "harness/random.h"
 #include "ledger/analysis/gate.h"
 #include "ledger/analysis/history.h"
+#include "ledger/analysis/report.h"
 #include "ledger/analysis/run_data.h"
 
 namespace {
@@ -96,6 +99,25 @@ int main(int argc, char** argv) {
                 "store %zu decisions %.2f s, total %.2f s; exit code %d, %lld SLOWER\n",
                 rows, rows, 100 * fraction, load, gate, rep.rows.size(), store, load + gate + store,
                 rep.exit_code, static_cast<long long>(rep.counts.count("SLOWER") ? rep.counts.at("SLOWER") : 0));
+  } else if (mode == "report" && argc == 4) {
+    const int runs = std::atoi(argv[2]);
+    {
+      lg::Ledger ledger = lg::Ledger::Open(path);
+      auto t0 = Clock::now();
+      ledger.BeginTransaction();
+      for (int r = 0; r < runs; ++r) AddRun(ledger, 50, 0.2, 100 + r, r >= runs / 2 ? 1.3 : 1.0);
+      ledger.Commit();
+      std::printf("setup: %d runs x 50 rows written in %.2f s\n", runs, Since(t0));
+    }
+    lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
+    auto t0 = Clock::now();
+    lg::ReportOptions opt;
+    opt.run_id = lg::NewestSealedRun(ledger);
+    opt.chartjs_path = argv[3];
+    lg::ReportStats stats;
+    const std::string html = lg::HtmlReport(ledger, opt, &stats);
+    std::printf("HTML report over %d runs: %.2f s, %zu bytes, %d charts\n", stats.runs, Since(t0),
+                html.size(), stats.charts);
   } else if (mode == "history" && argc == 3) {
     const int runs = std::atoi(argv[2]);
     {
