@@ -6,8 +6,9 @@
 //     correction otherwise), as Google Benchmark's compare.py and asv use;
 //   - Benjamini-Hochberg adjusted p-values (q-values) for false-discovery-rate
 //     control across the rows of one run (anchors §3.7.6);
-//   - a seeded bootstrap CI of the relative change of medians, the magnitude
-//     half of criterion's "significant AND beyond the noise threshold" rule.
+//   - the percentile-bootstrap CI of the relative change of medians (exact for
+//     samples of up to 64, seeded Monte Carlo beyond), the magnitude half of
+//     criterion's "significant AND beyond the noise threshold" rule.
 //
 // Errors: a violated REQUIRES throws std::invalid_argument naming the function.
 #ifndef CB_HARNESS_STATS_TESTS_H_

@@ -154,7 +154,7 @@ TEST(BootstrapRelativeChange, LargeSamplesUseIndexDraws) {
   EXPECT_LT(ci.high - ci.low, 0.02);
 }
 
-TEST(BootstrapRelativeChange, CoversAPlantedShiftAndIsSeeded) {
+TEST(BootstrapRelativeChange, CoversAPlantedShiftAndIsDeterministic) {
   Rng rng(11, 2);
   std::vector<double> base, cand;
   for (int i = 0; i < 10; ++i) base.push_back(1.0 + 0.01 * rng.Normal());
