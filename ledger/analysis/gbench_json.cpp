@@ -162,7 +162,6 @@ int64_t ImportGbenchJson(Ledger& ledger, const nlohmann::json& j, const std::str
     if (unit_ns == 0) fail(where + ": unknown time_unit");
     const std::string run_type = e.value("run_type", std::string("iteration"));
     if (!e.contains("real_time") || !e["real_time"].is_number()) fail(where + ": no numeric real_time");
-    const double iterations = e.value("iterations", 1.0);
     const double real_ns = e["real_time"].get<double>() * unit_ns;  // already per iteration
     f.repetitions = std::max<int64_t>(f.repetitions, e.value("repetitions", int64_t{1}));
     f.threads = e.value("threads", 1);
@@ -170,7 +169,6 @@ int64_t ImportGbenchJson(Ledger& ledger, const nlohmann::json& j, const std::str
       if (e.value("aggregate_name", std::string()) == "median") f.median_ns = real_ns;
       continue;
     }
-    (void)iterations;
     f.real_ns.push_back(real_ns);
     for (const auto& [k, v] : e.items()) {
       if (StandardKeys().count(k) || !v.is_number()) continue;
