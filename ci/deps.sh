@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libxxhash-dev libcurl4-openssl-dev
   nlohmann-json3-dev libcli11-dev libopenblas-dev zlib1g-dev
+  libjs-chart.js chromium
 )
 
 missing=()

@@ -17,6 +17,9 @@ cmake --build --preset release -j "$jobs"
 echo "== release: ctest (labels that need no GPU)"
 ctest --preset release -j "$jobs" -LE gpu
 
+echo "== release: regression gate of the smoke profile against ci/baselines/ (ci/baseline.sh)"
+ci/baseline.sh check
+
 echo "== asan: configure and build"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"

@@ -158,7 +158,7 @@ void HashHex(const Hash128& h, char out[32]) {
 // --- records -----------------------------------------------------------------
 
 std::string ResultViewProblem(const ResultView& r) {
-  if (r.hash_version == 2) return {};
+  if (r.hash_version == 2 || r.hash_version == 3) return {};
   if (r.hash_version == 1) {
     if (r.energy_j || r.energy_source || r.energy_window_s) {
       return "energy fields set on a hash_version 1 row (its hash would not cover them)";
@@ -171,8 +171,10 @@ std::string ResultViewProblem(const ResultView& r) {
 void EncodeResult(const ResultView& r, std::string* out) {
   out->clear();
   CanonicalWriter w(out);
-  w.Text("record", r.hash_version == 1 ? "result/1" : "result/2");
-  w.Int("seq", r.seq);
+  w.Text("record", r.hash_version == 1   ? "result/1"
+                   : r.hash_version == 2 ? "result/2"
+                                         : "result/3");
+  if (r.hash_version <= 2) w.Int("seq", r.seq);
   w.Text("suite", r.suite);
   w.Text("case_name", r.case_name);
   w.Text("backend", r.backend);
@@ -194,11 +196,16 @@ void EncodeResult(const ResultView& r, std::string* out) {
   w.Real("energy_window_s", r.energy_window_s);
 }
 
+std::string ClaimViewProblem(const ClaimView& c) {
+  if (c.hash_version == 1 || c.hash_version == 2) return {};
+  return "unknown hash_version " + std::to_string(c.hash_version);
+}
+
 void EncodeClaim(const ClaimView& c, std::string* out) {
   out->clear();
   CanonicalWriter w(out);
-  w.Text("record", "claim/1");
-  w.Int("seq", c.seq);
+  w.Text("record", c.hash_version == 1 ? "claim/1" : "claim/2");
+  if (c.hash_version == 1) w.Int("seq", c.seq);
   w.Text("claim_id", c.claim_id);
   w.Text("suite", c.suite);
   w.Text("paper", c.paper);

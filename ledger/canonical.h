@@ -75,9 +75,16 @@ namespace cb::ledger {
 using cb::harness::Hash128;
 
 // The result encoding new rows use. Version 1 rows (from schema version 1
-// ledgers) keep verifying under result/1; rows carry their version in
-// results.hash_version.
-inline constexpr int kResultHashVersion = 2;
+// ledgers) keep verifying under result/1, version 2 rows under result/2; rows
+// carry their version in results.hash_version. result/3 (and claim/2) leave
+// the row's position (seq) out of its content_hash: a row then hashes the same
+// whichever rows precede it, so a run split into shards (`run --shard`) or
+// narrowed by --suite produces the same row hashes as one whole run. The order
+// of rows is still covered by run_hash, which hashes them in seq order.
+inline constexpr int kResultHashVersion = 3;
+// The claim encoding new rows use; claims.hash_version (schema step 3) holds it,
+// version 1 rows (claim/1, seq included) keep verifying.
+inline constexpr int kClaimHashVersion = 2;
 
 enum class FieldType : uint8_t {
   kNull = 0x00,
@@ -151,6 +158,7 @@ struct ResultView {
 };
 
 struct ClaimView {
+  int hash_version = kClaimHashVersion;
   int64_t seq = 0;
   std::string_view claim_id, suite, paper, section, statement;
   std::string_view paper_value, paper_setting, our_setting;
@@ -179,6 +187,8 @@ std::string ResultViewProblem(const ResultView& r);
 // Each Encode* clears `out` and writes the record. REQUIRES for results:
 // ResultViewProblem(r) is empty.
 void EncodeResult(const ResultView& r, std::string* out);
+// Why a claim row cannot be encoded under its hash_version, or empty.
+std::string ClaimViewProblem(const ClaimView& c);
 void EncodeClaim(const ClaimView& c, std::string* out);
 void EncodeRunMeta(const RunView& run, std::string* out);
 

@@ -69,17 +69,22 @@ Result GoldenRow() {
   return r;
 }
 
-std::string Encode(const Result& r, int64_t seq = 3) {
+// golden_row.txt holds the result/2 encoding (seq 3).
+std::string Encode(const Result& r, int64_t seq = 3, int version = 2) {
   CanonicalResult row(r, seq);
+  ResultView v = row.view();
+  v.hash_version = version;
   std::string bytes;
-  EncodeResult(row.view(), &bytes);
+  EncodeResult(v, &bytes);
   return bytes;
 }
 
-Hash128 HashOf(const Result& r, int64_t seq = 3) {
+Hash128 HashOf(const Result& r, int64_t seq = 3, int version = kResultHashVersion) {
   CanonicalResult row(r, seq);
+  ResultView v = row.view();
+  v.hash_version = version;
   std::string scratch;
-  return ResultHash(row.view(), &scratch);
+  return ResultHash(v, &scratch);
 }
 
 TEST(CanonicalTest, GoldenRowEncodingAndHash) {
@@ -87,7 +92,32 @@ TEST(CanonicalTest, GoldenRowEncodingAndHash) {
   ASSERT_EQ(golden.count("encoding_hex"), 1u) << "fixtures/ledger/golden_row.txt missing or broken";
   ASSERT_EQ(golden.count("content_hash"), 1u);
   EXPECT_EQ(ToHex(Encode(GoldenRow())), golden.at("encoding_hex"));
-  EXPECT_EQ(HashOf(GoldenRow()).Hex(), golden.at("content_hash"));
+  EXPECT_EQ(HashOf(GoldenRow(), 3, 2).Hex(), golden.at("content_hash"));
+}
+
+// result/3 is result/2 with the record tag "result/3" and without the seq
+// field: derived here from the golden bytes, not from our encoder.
+TEST(CanonicalTest, VersionThreeIsVersionTwoWithoutSeq) {
+  const auto golden = ReadGolden();
+  ASSERT_EQ(golden.count("encoding_hex"), 1u);
+  std::string expected = golden.at("encoding_hex");
+  const std::string v2 = Encode(GoldenRow(), 3, 2), v3 = Encode(GoldenRow(), 3, 3);
+  ASSERT_EQ(ToHex(v2), expected);
+  // Rebuild v3 from the v2 bytes: swap the record tag, cut the seq field.
+  const std::string tag2 = "result/2", tag3 = "result/3";
+  std::string rebuilt = v2;
+  const size_t tag_at = rebuilt.find(tag2);
+  ASSERT_NE(tag_at, std::string::npos);
+  rebuilt.replace(tag_at, tag2.size(), tag3);
+  const size_t seq_at = rebuilt.find("seq");
+  const size_t suite_at = rebuilt.find("suite");
+  ASSERT_NE(seq_at, std::string::npos);
+  ASSERT_LT(seq_at, suite_at);
+  // A field is [name length byte][name][type byte][u32 length][payload], so the
+  // seq field spans from the byte before "seq" to the byte before "suite".
+  rebuilt.erase(seq_at - 1, suite_at - seq_at);
+  EXPECT_EQ(ToHex(v3), ToHex(rebuilt));
+  EXPECT_EQ(HashOf(GoldenRow(), 3), HashOf(GoldenRow(), 999)) << "result/3 hashes seq";
 }
 
 TEST(CanonicalTest, EveryFieldChangesTheHash) {
@@ -122,7 +152,8 @@ TEST(CanonicalTest, EveryFieldChangesTheHash) {
     edit(r);
     EXPECT_FALSE(HashOf(r) == base) << "changing " << what << " did not change the hash";
   }
-  EXPECT_FALSE(HashOf(GoldenRow(), 4) == base) << "seq is not hashed";
+  EXPECT_FALSE(HashOf(GoldenRow(), 4, 2) == HashOf(GoldenRow(), 3, 2)) << "result/2 must hash seq";
+  EXPECT_TRUE(HashOf(GoldenRow(), 4) == base) << "result/3 must not hash seq";
 }
 
 TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
@@ -159,7 +190,15 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
     edit(c);
     EXPECT_FALSE(hash_of(c) == base) << "changing " << what << " did not change the hash";
   }
-  EXPECT_FALSE(hash_of(claim, 2) == base) << "seq is not hashed";
+  EXPECT_TRUE(hash_of(claim, 2) == base) << "claim/2 must not hash seq";
+  CanonicalClaim v1_row(claim, 1), v1_moved(claim, 2);
+  ClaimView v1 = v1_row.view(), moved = v1_moved.view();
+  v1.hash_version = moved.hash_version = 1;
+  std::string scratch;
+  EXPECT_FALSE(ClaimHash(v1, &scratch) == ClaimHash(moved, &scratch)) << "claim/1 must hash seq";
+  EXPECT_FALSE(ClaimHash(v1, &scratch) == base) << "claim/1 and claim/2 must differ";
+  v1.hash_version = 3;
+  EXPECT_FALSE(ClaimViewProblem(v1).empty());
 }
 
 TEST(CanonicalTest, EmptyTextAndNullDiffer) {
@@ -236,7 +275,7 @@ TEST(CanonicalTest, VersionOneRowsOmitEnergyAndRefuseIt) {
   v1.energy_j = 1.0;
   EXPECT_FALSE(ResultViewProblem(v1).empty());
   v1.energy_j.reset();
-  v1.hash_version = 3;
+  v1.hash_version = 4;
   EXPECT_FALSE(ResultViewProblem(v1).empty());
 }
 

@@ -13,7 +13,8 @@
 //                 metric, unit, direction, value, ci_low, ci_high, n,
 //                 samples, input_hash, output_hash, threads, energy_j,
 //                 energy_source, energy_window_s, content_hash}, ...],
-//    "claims":  [{seq, claim_id, ..., requirements_json, content_hash}, ...]}
+//    "claims":  [{seq, hash_version, claim_id, ..., requirements_json, content_hash}, ...]}
+//   (a claim without hash_version, from an older export, is a claim/1 row)
 //
 // The *_json fields travel as the exact stored text, not as parsed objects:
 // hashes cover those bytes, and re-serialising them (possibly with another
@@ -98,6 +99,7 @@ nlohmann::json ResultJson(const StoredResult& row) {
 nlohmann::json ClaimJson(const StoredClaim& row) {
   const ClaimView& v = row.view;
   return {{"seq", v.seq},
+          {"hash_version", v.hash_version},
           {"claim_id", v.claim_id},
           {"suite", v.suite},
           {"paper", v.paper},
@@ -231,6 +233,10 @@ class Fields {
     if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) Bad(key, "out of range");
     return v.get<int64_t>();
   }
+  // An integer field that older exports lack: `absent` when missing.
+  int64_t IntOr(const char* key, int64_t absent) const {
+    return obj_.find(key) == obj_.end() ? absent : Int(key);
+  }
   uint64_t UInt(const char* key) const {
     const auto& v = Get(key);
     if (!v.is_number_unsigned()) Bad(key, "expected an unsigned integer");
@@ -326,6 +332,8 @@ void DecodeResult(const Fields& f, ImportedResult* r) {
 
 void DecodeClaim(const Fields& f, ImportedClaim* c) {
   ClaimView& v = c->view;
+  // Exports written before schema step 3 carry no claim hash_version: claim/1.
+  v.hash_version = static_cast<int>(f.IntOr("hash_version", 1));
   v.seq = f.Int("seq");
   c->claim_id = f.Str("claim_id");
   c->suite = f.Str("suite");
@@ -436,6 +444,7 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
     const std::string path = "claims[" + std::to_string(i) + "]";
     const Fields f(d, claim_array[i], where, path);
     DecodeClaim(f, &claims[i]);
+    if (std::string problem = ClaimViewProblem(claims[i].view); !problem.empty()) f.Bad("", problem);
     const Hash128 h = ClaimHash(claims[i].view, &scratch);
     if (!CheckHash(claims[i].content_hash, h)) {
       d.Fail(where + ": " + path + " (seq " + std::to_string(claims[i].view.seq) +

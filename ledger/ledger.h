@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...
@@ -195,6 +196,13 @@ class Ledger {
   RunSummary GetRun(int64_t run_id);
   std::vector<Result> GetResults(int64_t run_id);
   std::vector<ClaimRow> GetClaims(int64_t run_id);
+  // The metadata a run was begun with (git, platform, build; provenance).
+  RunMeta GetRunMeta(int64_t run_id);
+  // Every result row of (suite, case_name, metric) in every run, with its run
+  // id, ordered by run id then seq (history series; a full scan of results).
+  std::vector<std::pair<int64_t, Result>> FindResults(const std::string& suite,
+                                                      const std::string& case_name,
+                                                      const std::string& metric);
 
   // --- exchange -----------------------------------------------------------
   // JSON Lines: one object per sealed run with its meta, rows and hashes.

@@ -28,6 +28,9 @@ constexpr int kClaimCountColumn = 21;
 constexpr char kLog[] = CB_LEDGER_SUMMARY_SELECT "ORDER BY started_at DESC, id DESC LIMIT ?1";
 constexpr char kSummary[] = CB_LEDGER_SUMMARY_SELECT "WHERE id = ?1";
 constexpr char kLatest[] = "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1";
+constexpr char kFindResults[] =
+    "SELECT " CB_LEDGER_RESULT_COLUMNS " FROM results WHERE suite = ?1 AND case_name = ?2 "
+    "AND metric = ?3 ORDER BY run_id, seq";
 constexpr char kRunExists[] = "SELECT 1 FROM runs WHERE id = ?1";
 constexpr char kByPrefix[] =
     "SELECT id FROM runs WHERE substr(run_hash, 1, length(?1)) = ?1 "
@@ -140,6 +143,45 @@ std::vector<Result> Ledger::GetResults(int64_t run_id) {
   }
   s.Reset();
   return out;
+}
+
+std::vector<std::pair<int64_t, Result>> Ledger::FindResults(const std::string& suite,
+                                                             const std::string& case_name,
+                                                             const std::string& metric) {
+  Impl& d = *impl_;
+  std::vector<std::pair<int64_t, Result>> out;
+  sql::Stmt& s = d.Prepare(kFindResults);
+  s.BindText(1, suite);
+  s.BindText(2, case_name);
+  s.BindText(3, metric);
+  StoredResult row;
+  while (s.Step()) {
+    ReadResult(s, &row);
+    out.emplace_back(s.Int(1), ToResult(row.view));
+  }
+  s.Reset();
+  return out;
+}
+
+RunMeta Ledger::GetRunMeta(int64_t run_id) {
+  Impl& d = *impl_;
+  sql::Stmt& s = d.Prepare(kSelectRun);
+  s.BindInt(1, run_id);
+  if (!s.Step()) d.Fail("run " + std::to_string(run_id) + " does not exist");
+  StoredRun run;
+  ReadRun(s, &run);
+  RunMeta m;
+  m.command = run.view.command;
+  m.profile = run.view.profile;
+  m.seed = static_cast<uint64_t>(run.view.seed);
+  m.git_commit = run.view.git_commit;
+  m.git_dirty = run.view.git_dirty != 0;
+  m.source_hash = run.view.source_hash;
+  m.platform_hash = run.view.platform_hash;
+  m.platform = nlohmann::json::parse(run.view.platform_json, nullptr, /*allow_exceptions=*/false);
+  m.build = nlohmann::json::parse(run.view.build_json, nullptr, /*allow_exceptions=*/false);
+  s.Reset();
+  return m;
 }
 
 std::vector<ClaimRow> Ledger::GetClaims(int64_t run_id) {

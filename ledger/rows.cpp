@@ -106,6 +106,7 @@ const char* ReadClaim(const sql::Stmt& s, StoredClaim* out) {
   v.reason = c.Text(19, "reason");
   v.requirements_json = c.Text(20, "requirements_json");
   out->content_hash = c.Text(21, "content_hash");
+  v.hash_version = static_cast<int>(c.Int(22, "hash_version"));
   return c.problem();
 }
 
@@ -184,6 +185,7 @@ void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
   insert.BindText(19, c.reason);
   insert.BindText(20, c.requirements_json);
   insert.BindText(21, content_hash);
+  insert.BindInt(22, c.hash_version);
 }
 
 void BindRun(sql::Stmt& insert, const RunView& run, std::string_view host, int64_t pid,

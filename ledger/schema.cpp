@@ -159,9 +159,17 @@ CREATE TABLE http_cache (
 );
 )sql";
 
+// Version 3: claims.hash_version. Existing claims are claim/1 rows (seq in
+// their hash); new claims are claim/2 and new results result/3, whose hashes
+// leave out the row's position (ledger/canonical.h).
+constexpr const char* kStep3 = R"sql(
+ALTER TABLE claims ADD COLUMN hash_version INTEGER NOT NULL DEFAULT 1;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, results and claims", kStep1},
     {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
+    {3, "claims.hash_version (position-free row hashes)", kStep3},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

@@ -8,6 +8,8 @@
 //   step 1  runs, results, claims (and the seal guard triggers)
 //   step 2  results.hash_version + energy columns; ceilings, artifacts,
 //           decisions, http_cache
+//   step 3  claims.hash_version (new rows: result/3 and claim/2, whose
+//           content_hash leaves out the row's position in its run)
 //
 // Rows already in a file keep the hash encoding they were written with:
 // step 2 adds results.hash_version with DEFAULT 1, so every pre-existing row

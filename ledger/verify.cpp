@@ -48,7 +48,6 @@ std::string RowName(const char* table, int64_t id, int64_t run_id) {
 }
 
 // Claims have no encoding versions, so nothing can make one unencodable.
-std::string NoProblem(const ClaimView&) { return {}; }
 
 class Verifier {
  public:
@@ -59,7 +58,7 @@ class Verifier {
     ScanRuns();
     ScanRows(kSelectAllResults, "results", ReadResult, ResultViewProblem, ResultHash,
              &RunRecord::results, &report_.results);
-    ScanRows(kSelectAllClaims, "claims", ReadClaim, NoProblem, ClaimHash, &RunRecord::claims,
+    ScanRows(kSelectAllClaims, "claims", ReadClaim, ClaimViewProblem, ClaimHash, &RunRecord::claims,
              &report_.claims);
     CheckRunsAndChain();
     return report_;

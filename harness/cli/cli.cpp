@@ -83,6 +83,7 @@ int Main(int argc, char** argv) {
   AddRunCommand(app, cmdline, &exit_code);
   AddBenchCommand(app, cmdline, &exit_code);
   AddLedgerCommand(app, &exit_code);
+  AddAnalysisCommands(app, &exit_code);
   for (const RegisteredCommand& command : RegisteredCommands()) {
     command.add(app, cmdline, &exit_code);
   }

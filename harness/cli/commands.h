@@ -23,6 +23,7 @@ void AddListCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 void AddLedgerCommand(CLI::App& app, int* exit_code);
+void AddAnalysisCommands(CLI::App& app, int* exit_code);  // gate, compare, history, report
 
 // A method's command: adds one subcommand to `app`.
 using AddCommandFn = void (*)(CLI::App& app, const CommandLine& cmdline, int* exit_code);

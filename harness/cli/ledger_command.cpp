@@ -12,6 +12,9 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/common.h"
+#include "harness/cli/analysis_commands.h"
+#include "ledger/analysis/gbench_json.h"
+#include "ledger/analysis/run_data.h"
 
 namespace cb::cli {
 namespace {
@@ -25,6 +28,7 @@ struct LedgerOptions {
   std::string run = "latest";
   std::vector<std::string> runs;  // export selection
   std::string file;               // export output / import input / merge source
+  std::string format = "jsonl";   // export / import: jsonl (claimbench) or gbench-json
 };
 
 // Opens an existing ledger for reading; a missing file is a usage error, not a new ledger.
@@ -33,6 +37,49 @@ lg::Ledger OpenExisting(const std::string& flag) {
   if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
   return lg::Ledger::OpenReadOnly(path);
 }
+
+void CheckFormat(const std::string& format) {
+  if (format != "jsonl" && format != "gbench-json") {
+    throw UsageError("--format '" + format + "': expected jsonl or gbench-json");
+  }
+}
+
+// Google Benchmark JSON of one sealed run (the newest complete one by default).
+int ExportGbench(const LedgerOptions& o) {
+  if (o.runs.size() > 1) throw UsageError("--format gbench-json exports one run; give one --run");
+  lg::Ledger ledger = OpenExisting(o.ledger);
+  const int64_t id = o.runs.empty() ? lg::NewestSealedRun(ledger) : ledger.ResolveRun(o.runs[0]);
+  const std::string text = lg::ExportGbenchJson(ledger, id).dump(2) + "\n";
+  if (o.file.empty() || o.file == "-") {
+    std::cout << text;
+  } else {
+    WriteFileAtomically(o.file, text);
+  }
+  return kExitOk;
+}
+
+int ImportGbench(const LedgerOptions& o) {
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in || std::filesystem::is_directory(o.file)) {
+    throw UsageError("import '" + o.file + "': cannot read");
+  }
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw UsageError("import '" + o.file + "': not valid JSON");
+  const std::string path = ResolveLedgerPath(o.ledger);
+  const bool created = !std::filesystem::exists(path);
+  int64_t id = 0;
+  try {
+    lg::Ledger ledger = lg::Ledger::Open(path);
+    id = lg::ImportGbenchJson(ledger, j, o.file, "claimbench ledger import --format gbench-json " + o.file);
+  } catch (...) {
+    RemoveIfCreated(path, created);
+    throw;
+  }
+  std::printf("imported Google Benchmark results of %s as run %lld into %s\n", o.file.c_str(),
+              static_cast<long long>(id), path.c_str());
+  return kExitOk;
+}
+
 
 int Verify(const LedgerOptions& o) {
   lg::Ledger ledger = OpenExisting(o.ledger);
@@ -152,6 +199,8 @@ int Show(const LedgerOptions& o) {
 }
 
 int Export(const LedgerOptions& o) {
+  CheckFormat(o.format);
+  if (o.format == "gbench-json") return ExportGbench(o);
   lg::Ledger ledger = OpenExisting(o.ledger);
   std::vector<int64_t> ids;
   for (const auto& r : o.runs) ids.push_back(ledger.ResolveRun(r));
@@ -182,6 +231,8 @@ int Export(const LedgerOptions& o) {
 }
 
 int Import(const LedgerOptions& o) {
+  CheckFormat(o.format);
+  if (o.format == "gbench-json") return ImportGbench(o);
   std::ifstream in(o.file, std::ios::binary);
   if (!in || std::filesystem::is_directory(o.file)) {
     throw UsageError("import '" + o.file + "': cannot read");
@@ -251,11 +302,16 @@ void AddLedgerCommand(CLI::App& app, int* exit_code) {
   add_ledger_flag(exp);
   exp->add_option("--run", o->runs, "Only these runs (repeatable; default all sealed runs)");
   exp->add_option("--out", o->file, "Output file (default stdout)");
+  exp->add_option("--format", o->format,
+                  "jsonl (claimbench runs) or gbench-json (Google Benchmark JSON of one run)")
+      ->capture_default_str();
   exp->callback([o, exit_code] { *exit_code = Export(*o); });
 
   CLI::App* imp = ledger->add_subcommand("import", "Add the runs of an export file (idempotent)");
   add_ledger_flag(imp);
-  imp->add_option("file", o->file, "Export file (JSON Lines)")->required();
+  imp->add_option("file", o->file, "Export file (JSON Lines), or Google Benchmark JSON")->required();
+  imp->add_option("--format", o->format, "jsonl or gbench-json (Google Benchmark --benchmark_out)")
+      ->capture_default_str();
   imp->callback([o, exit_code] { *exit_code = Import(*o); });
 
   CLI::App* merge = ledger->add_subcommand("merge", "Add the sealed runs of another ledger (idempotent)");

@@ -18,6 +18,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/common.h"
 #include "harness/progress.h"
+#include "harness/shard.h"
 #include "ledger/claim_sink.h"
 
 namespace cb::cli {
@@ -34,6 +35,7 @@ struct RunOptions {
   std::string ledger;
   bool json = false;
   bool strict = false;
+  std::string shard;  // "i/n": only the claims whose id hashes to shard i of n
 };
 
 std::string FormatMeasured(const cb::ledger::ClaimRow& c) {
@@ -188,7 +190,12 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   const auto profile = h::ParseProfile(o.profile);
   if (!profile) throw UsageError("--profile '" + o.profile + "': expected smoke, quick or full");
   const std::vector<h::Backend> backends = SelectBackends(o.backend);
-  const std::vector<const h::ClaimDef*> selected = SelectClaims(o);
+  std::vector<const h::ClaimDef*> selected = SelectClaims(o);
+  if (!o.shard.empty()) {
+    const auto shard = h::ParseShard(o.shard);
+    if (!shard) throw UsageError("--shard '" + o.shard + "': expected i/n with 0 <= i < n");
+    std::erase_if(selected, [&](const h::ClaimDef* d) { return !h::InShard(d->spec.id, *shard); });
+  }
 
   h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
@@ -279,6 +286,8 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
   cmd->add_flag("--json", options->json, "Print the verdicts as JSON on stdout");
   cmd->add_flag("--strict", options->strict,
                 "Exit 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE");
+  cmd->add_option("--shard", options->shard,
+                  "i/n: run only shard i (0-based) of n, split by a hash of each claim id");
   cmd->callback([options, cmdline, exit_code] { *exit_code = Run(*options, cmdline); });
 }
 

@@ -1,0 +1,202 @@
+// File: harness/cli/analysis_cli_test.cpp
+// End-to-end tests of compare, history, report and the gbench-json exchange on
+// synthetic ledgers: a planted 2x cpu->cuda speedup, a planted step in a
+// history named by its first run, a report in both formats, and Google
+// Benchmark JSON that survives export -> import -> gate.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/random.h"
+#include "ledger/ledger.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace lg = cb::ledger;
+
+const char* Claimbench() {
+  const char* env = std::getenv("CB_CLAIMBENCH");
+  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
+}
+
+struct Output {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+lg::Result Timing(const std::string& backend, double seconds, cb::harness::Rng& rng) {
+  lg::Result r;
+  r.suite = "synth";
+  r.case_name = "kernel";
+  r.backend = backend;
+  r.metric = "seconds";
+  r.unit = "s";
+  r.direction = "lower";
+  for (int i = 0; i < 9; ++i) r.samples.push_back(seconds * (1 + 0.01 * rng.Normal()));
+  r.n = 9;
+  r.value = r.samples[0];
+  return r;
+}
+
+class AnalysisCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("cb_analysis_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Output Run(const std::vector<std::string>& args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(127);
+      freopen((dir_ / "stdout").c_str(), "w", stdout);
+      freopen((dir_ / "stderr").c_str(), "w", stderr);
+      std::vector<char*> argv = {const_cast<char*>(Claimbench())};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      unsetenv("CLAIMBENCH_LEDGER");
+      execv(Claimbench(), argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Output o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = Slurp(dir_ / "stdout");
+    o.err = Slurp(dir_ / "stderr");
+    return o;
+  }
+
+  // 12 runs: cpu 2 s, cuda 1 s (runs 0-5) then 1.5 s (runs 6-11); one claim.
+  std::vector<int64_t> MakeLedger(const std::string& name) {
+    lg::Ledger ledger = lg::Ledger::Open((dir_ / name).string());
+    cb::harness::Rng rng(5, 5);
+    std::vector<int64_t> ids;
+    for (int run = 0; run < 12; ++run) {
+      lg::RunMeta meta;
+      meta.platform_hash = "pf";
+      const int64_t id = ledger.BeginRun(meta);
+      ids.push_back(id);
+      ledger.AddResult(id, Timing("cpu", 2.0, rng));
+      ledger.AddResult(id, Timing("cuda", run < 6 ? 1.0 : 1.5, rng));
+      lg::ClaimRow c;
+      c.claim_id = "synth.C1";
+      c.suite = "synth";
+      c.paper = "Synthetic";
+      c.verdict = "REPRODUCED";
+      ledger.AddClaim(id, c);
+      ledger.FinishRun(id, lg::RunStatus::kComplete);
+    }
+    return ids;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(AnalysisCliTest, CompareCpuVersusCuda) {
+  MakeLedger("l.db");
+  const Output o = Run({"compare", "--ledger", "l.db", "--run", "1", "--backends", "cpu,cuda", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j.at("rows").size(), 1u);
+  EXPECT_NEAR(j["rows"][0]["speedup"].get<double>(), 2.0, 0.05);
+  EXPECT_TRUE(j["rows"][0]["counted"].get<bool>());
+  EXPECT_NEAR(j["overall_geomean"].get<double>(), 2.0, 0.05);
+  EXPECT_EQ(Run({"compare", "--ledger", "l.db"}).exit_code, 3);  // no mode
+  EXPECT_EQ(Run({"compare", "--ledger", "l.db", "--backends", "cpu"}).exit_code, 3);
+  // Two ledgers: the same run on both sides is a speedup of 1.
+  MakeLedger("m.db");
+  const Output two = Run({"compare", "--ledger", "l.db", "--other", "m.db", "--json"});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(nlohmann::json::parse(two.out)["rows"].size(), 2u);
+}
+
+TEST_F(AnalysisCliTest, HistoryNamesTheFirstRunAfterAStep) {
+  const auto ids = MakeLedger("l.db");
+  const Output o = Run({"history", "--ledger", "l.db", "--suite", "synth", "--case", "kernel",
+                        "--metric", "seconds", "--backend", "cuda", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j.size(), 1u);
+  ASSERT_EQ(j[0]["steps"].size(), 1u) << o.out;
+  EXPECT_EQ(j[0]["steps"][0]["first_run_id"].get<int64_t>(), ids[6]);
+  const Output cpu = Run({"history", "--ledger", "l.db", "--suite", "synth", "--case", "kernel",
+                          "--metric", "seconds", "--backend", "cpu"});
+  EXPECT_NE(cpu.out.find("0 change points"), std::string::npos) << cpu.out;
+  EXPECT_EQ(Run({"history", "--ledger", "l.db", "--suite", "synth"}).exit_code, 3);
+}
+
+TEST_F(AnalysisCliTest, ReportInBothFormats) {
+  MakeLedger("l.db");
+  const Output md = Run({"report", "--ledger", "l.db", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("| Synthetic | synth.C1 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("first run after it"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("Geometric mean speedup 1.3"), std::string::npos) << md.out;  // 2 s / 1.5 s
+  std::ofstream(dir_ / "fake_chart.js") << "window.Chart = function () {}; // </script> inside\n";
+  const Output html = Run({"report", "--ledger", "l.db", "--html", "r.html", "--chartjs", "fake_chart.js"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = Slurp(dir_ / "r.html");
+  EXPECT_NE(page.find("window.Chart = function () {};"), std::string::npos);  // inlined
+  EXPECT_EQ(page.find("// </script> inside"), std::string::npos);           // and escaped
+  EXPECT_NE(page.find("id=\"cmp-backends\""), std::string::npos);
+  EXPECT_NE(page.find("data-expected-charts=\"3\""), std::string::npos);  // 2 histories + cpu/cuda
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_EQ(Run({"report", "--ledger", "l.db"}).exit_code, 3);
+  EXPECT_EQ(Run({"report", "--ledger", "l.db", "--html", "x.html", "--chartjs", "nope.js"}).exit_code, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "x.html"));
+}
+
+TEST_F(AnalysisCliTest, GbenchJsonRoundTrip) {
+  const auto ids = MakeLedger("l.db");
+  ASSERT_EQ(Run({"ledger", "export", "--ledger", "l.db", "--format", "gbench-json", "--run",
+                 std::to_string(ids[0]), "--out", "gb.json"}).exit_code, 0);
+  const auto gb = nlohmann::json::parse(Slurp(dir_ / "gb.json"));
+  EXPECT_EQ(gb["context"]["json_schema_version"], 1);
+  // 2 rows x (9 iterations + mean, median, stddev, cv).
+  ASSERT_EQ(gb["benchmarks"].size(), 26u);
+  EXPECT_EQ(gb["benchmarks"][0]["run_type"], "iteration");
+  EXPECT_EQ(gb["benchmarks"][0]["time_unit"], "ns");
+  EXPECT_EQ(gb["benchmarks"][9]["aggregate_name"], "mean");
+  EXPECT_NEAR(gb["benchmarks"][0]["real_time"].get<double>(), 2e9, 1e8);
+  // Import into a new ledger: one run with the repetitions as raw samples.
+  const Output imp = Run({"ledger", "import", "--format", "gbench-json", "--ledger", "g.db", "gb.json"});
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  lg::Ledger g = lg::Ledger::OpenReadOnly((dir_ / "g.db").string());
+  const auto rows = g.GetResults(g.ResolveRun("latest"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].suite, "synth");
+  EXPECT_EQ(rows[0].case_name, "kernel/backend:cpu/metric:seconds");
+  EXPECT_EQ(rows[0].samples.size(), 9u);
+  EXPECT_NEAR(rows[0].value, 2e9, 1e8);
+  EXPECT_TRUE(g.Verify().ok);
+  // Not Google Benchmark JSON: refused, and no ledger is left behind.
+  std::ofstream(dir_ / "bad.json") << R"({"context": {}})";
+  EXPECT_EQ(Run({"ledger", "import", "--format", "gbench-json", "--ledger", "h.db", "bad.json"}).exit_code, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "h.db"));
+  EXPECT_EQ(Run({"ledger", "export", "--ledger", "l.db", "--format", "csv"}).exit_code, 3);
+}
+
+}  // namespace

@@ -1,0 +1,66 @@
+// File: harness/cli/history_command.cpp
+// `claimbench history --suite S --case C --metric M`: the per-run series with
+// change points, each named by the first run after it (ledger/analysis/history.h).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "harness/cli/analysis_commands.h"
+#include "harness/cli/common.h"
+#include "ledger/analysis/history.h"
+
+namespace cb::cli {
+namespace {
+
+namespace lg = cb::ledger;
+
+struct HistoryCliOptions {
+  std::string ledger, suite, case_name, metric, backend, platform;
+  double min_step = 0.05;
+  double penalty = 3.0;
+  bool json = false;
+};
+
+int History(const HistoryCliOptions& o) {
+  if (!(o.min_step >= 0)) throw UsageError("--min-step must be >= 0");
+  if (!(o.penalty >= 0)) throw UsageError("--penalty must be >= 0");
+  const std::string path = ResolveLedgerPath(o.ledger);
+  if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
+  lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
+  lg::HistoryOptions opt;
+  opt.backend = o.backend;
+  opt.platform = o.platform;
+  opt.change.min_relative_step = o.min_step;
+  opt.change.penalty_factor = o.penalty;
+  const auto series = lg::History(ledger, o.suite, o.case_name, o.metric, opt);
+  if (o.json) {
+    std::cout << lg::HistoryJson(series).dump(2) << "\n";
+  } else {
+    std::cout << lg::HistoryTable(series);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddHistoryCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<HistoryCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "history", "One metric over the ledger's runs, with change points and the first run after each");
+  AddLedgerOption(cmd, &o->ledger);
+  cmd->add_option("--suite", o->suite, "Suite")->required();
+  cmd->add_option("--case", o->case_name, "Case")->required();
+  cmd->add_option("--metric", o->metric, "Metric")->required();
+  cmd->add_option("--backend", o->backend, "Only this backend (default: one series per backend)");
+  cmd->add_option("--platform", o->platform, "Only runs whose platform hash starts with this");
+  cmd->add_option("--min-step", o->min_step, "Smallest step reported, as a fraction of the median")
+      ->capture_default_str();
+  cmd->add_option("--penalty", o->penalty,
+                  "Penalty factor k in k * sigma^2 * ln(n) (3 = modified BIC; see harness/changepoint.h)")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([o, exit_code] { *exit_code = History(*o); });
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,63 @@
+// File: harness/cli/report_command.cpp
+// `claimbench report --html out.html | --format md`: a self-contained HTML
+// report (Chart.js inlined) or a Markdown summary (ledger/analysis/report.h).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "harness/cli/analysis_commands.h"
+#include "harness/cli/common.h"
+#include "ledger/analysis/report.h"
+#include "ledger/analysis/run_data.h"
+
+namespace cb::cli {
+namespace {
+
+namespace lg = cb::ledger;
+
+struct ReportCliOptions {
+  std::string ledger, run, html, format, chartjs = CB_CHARTJS_DEFAULT;
+  int max_charts = 12;
+};
+
+int Report(const ReportCliOptions& o) {
+  if (o.html.empty() == o.format.empty()) throw UsageError("give exactly one of --html FILE or --format md");
+  if (!o.format.empty() && o.format != "md") throw UsageError("--format '" + o.format + "': expected md");
+  if (o.max_charts < 0) throw UsageError("--max-charts must be >= 0");
+  if (!o.html.empty() && !std::filesystem::exists(o.chartjs)) {
+    throw UsageError("Chart.js '" + o.chartjs + "': no such file (install Debian's libjs-chart.js, or pass --chartjs)");
+  }
+  const std::string path = ResolveLedgerPath(o.ledger);
+  if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
+  lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
+  lg::ReportOptions opt;
+  opt.run_id = o.run.empty() ? lg::NewestSealedRun(ledger) : ledger.ResolveRun(o.run);
+  opt.max_history_charts = o.max_charts;
+  opt.chartjs_path = o.chartjs;
+  if (!o.format.empty()) {
+    std::cout << lg::MarkdownReport(ledger, opt);
+    return kExitOk;
+  }
+  lg::ReportStats stats;
+  WriteFileAtomically(o.html, lg::HtmlReport(ledger, opt, &stats));
+  std::cerr << "claimbench report: wrote " << o.html << " (" << stats.charts << " charts, "
+            << stats.runs << " runs)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ReportCliOptions>();
+  CLI::App* cmd = app.add_subcommand("report", "A self-contained HTML report (--html) or a Markdown summary");
+  AddLedgerOption(cmd, &o->ledger);
+  cmd->add_option("--run", o->run, "The run whose claims are tabled (default: the newest complete sealed run)");
+  cmd->add_option("--html", o->html, "Write the HTML report to this file");
+  cmd->add_option("--format", o->format, "md: print a Markdown summary instead");
+  cmd->add_option("--max-charts", o->max_charts, "Most history charts (change points first)")->capture_default_str();
+  cmd->add_option("--chartjs", o->chartjs, "Chart.js UMD file to inline")->capture_default_str();
+  cmd->callback([o, exit_code] { *exit_code = Report(*o); });
+}
+
+}  // namespace cb::cli

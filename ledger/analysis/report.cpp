@@ -1,0 +1,328 @@
+// File: ledger/analysis/report.cpp
+// -----------------------------------------------------------------------------
+// The HTML and Markdown reports (see report.h). The HTML is built from one
+// JSON object (CB) embedded in the page and rendered by a small script; every
+// string that reaches the page goes through JSON (script) or Html() (markup).
+#include "ledger/analysis/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "ledger/analysis/compare.h"
+#include "ledger/analysis/history.h"
+#include "ledger/analysis/run_data.h"
+
+namespace cb::ledger {
+namespace {
+
+std::string Html(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+// JSON that is safe inside <script>: "</" cannot close the element.
+std::string ScriptJson(const nlohmann::json& j) {
+  std::string s = j.dump(-1, ' ', /*ensure_ascii=*/true);
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
+      out += "<\\/";
+      ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string Measured(const ClaimRow& c) {
+  if (!c.value) return "-";
+  char buf[96];
+  if (c.ci_low && c.ci_high) {
+    std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", *c.value, *c.ci_low, *c.ci_high);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", *c.value);
+  }
+  return buf;
+}
+
+struct Model {
+  RunData run;
+  std::vector<HistorySeries> history;
+  std::optional<CompareReport> backends, platforms;
+  std::string backends_note, platforms_note;
+  nlohmann::json provenance = nlohmann::json::array();
+};
+
+Model Build(Ledger& ledger, const ReportOptions& o) {
+  Model m;
+  m.run = LoadRun(ledger, o.run_id);
+  // History: one series per distinct (suite, case, metric) among timed rows.
+  std::set<std::tuple<std::string, std::string, std::string>> keys;
+  for (const auto& r : m.run.results) {
+    if (r.samples.size() >= 2) keys.emplace(r.suite, r.case_name, r.metric);
+  }
+  std::vector<HistorySeries> all;
+  for (const auto& [suite, case_name, metric] : keys) {
+    for (auto& s : History(ledger, suite, case_name, metric)) {
+      if (s.points.size() >= 2) all.push_back(std::move(s));
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const HistorySeries& a, const HistorySeries& b) {
+    return a.steps.size() > b.steps.size();
+  });
+  if (static_cast<int>(all.size()) > o.max_history_charts) all.resize(o.max_history_charts);
+  m.history = std::move(all);
+
+  bool has_cpu = false, has_cuda = false;
+  for (const auto& r : m.run.results) {
+    has_cpu |= r.backend == "cpu";
+    has_cuda |= r.backend == "cuda";
+  }
+  if (has_cpu && has_cuda) {
+    m.backends = Compare({"cpu", "cpu", &m.run}, {"cuda", "cuda", &m.run});
+    if (m.backends->rows.empty()) m.backends_note = "no timed case ran on both backends in this run";
+  } else {
+    m.backends_note = has_cuda ? "this run has no cpu rows"
+                               : "this run has no cuda rows (no GPU, or --backend cpu)";
+  }
+
+  // Provenance, newest first; and the newest sealed run per platform.
+  const auto runs = ledger.Log(1 << 30);
+  std::vector<int64_t> platform_runs;
+  std::set<std::string> platforms_seen;
+  int listed = 0;
+  for (const auto& r : runs) {
+    if (!r.run_hash.empty() && platforms_seen.insert(r.platform_hash).second) platform_runs.push_back(r.id);
+    if (listed++ >= o.max_provenance_runs) continue;
+    const RunMeta meta = ledger.GetRunMeta(r.id);
+    nlohmann::json cpu = meta.platform.is_object() ? meta.platform.value("cpu", nlohmann::json::object())
+                                                   : nlohmann::json::object();
+    m.provenance.push_back({{"id", r.id}, {"status", r.status}, {"started", r.started_at},
+                            {"profile", r.profile}, {"git", meta.git_commit.substr(0, 12)},
+                            {"dirty", meta.git_dirty}, {"platform", r.platform_hash.substr(0, 12)},
+                            {"cpu", cpu.is_object() ? cpu.value("model", "") : ""},
+                            {"build", meta.build.is_object() ? meta.build.dump() : ""},
+                            {"run_hash", r.run_hash.substr(0, 12)}});
+  }
+  if (platform_runs.size() >= 2) {
+    const RunData a = LoadRun(ledger, platform_runs[1]);
+    const RunData b = LoadRun(ledger, platform_runs[0]);
+    m.platforms = Compare({"platform " + a.run.platform_hash.substr(0, 12), "", &a},
+                          {"platform " + b.run.platform_hash.substr(0, 12), "", &b});
+    if (m.platforms->rows.empty()) m.platforms_note = "the two platforms' newest runs share no timed case";
+  } else {
+    m.platforms_note = "the ledger holds runs of one platform only (merge another machine's ledger)";
+  }
+  return m;
+}
+
+nlohmann::json CompareChartJson(const CompareReport& r) {
+  nlohmann::json labels = nlohmann::json::array(), values = nlohmann::json::array(),
+                 low = nlohmann::json::array(), high = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    labels.push_back(row.suite + "/" + row.case_name + (row.params == "{}" ? "" : " " + row.params) +
+                     " " + row.metric + (row.counted ? "" : " (not counted)"));
+    values.push_back(row.speedup);
+    low.push_back(row.ci_low ? nlohmann::json(*row.ci_low) : nlohmann::json());
+    high.push_back(row.ci_high ? nlohmann::json(*row.ci_high) : nlohmann::json());
+  }
+  return {{"a", r.label_a}, {"b", r.label_b}, {"labels", labels}, {"speedup", values},
+          {"low", low}, {"high", high},
+          {"geomean", r.overall_geomean ? nlohmann::json(*r.overall_geomean) : nlohmann::json()}};
+}
+
+constexpr char kStyle[] = R"css(
+body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#eee}
+.REPRODUCED{color:#070}.NOT_REPRODUCED{color:#a00}.INCONCLUSIVE{color:#a60}.UNMEASURABLE{color:#666}
+.chart{width:900px;height:300px;margin-bottom:1.5em}.note{color:#666;font-style:italic}
+)css";
+
+// Installed before Chart.js, so errors while it loads are counted too.
+constexpr char kErrorCapture[] = R"js(
+window.cbErrors=[];window.addEventListener('error',function(e){window.cbErrors.push(String(e.message));});
+(function(){var ce=console.error;console.error=function(){window.cbErrors.push(Array.prototype.join.call(arguments,' '));ce.apply(console,arguments);};})();
+)js";
+
+constexpr char kRender[] = R"js(
+(function(){
+var rendered=0;
+function line(id,s){
+  var pts=s.points.map(function(p){return p.value;});
+  var steps=s.points.map(function(p,i){return s.steps.some(function(st){return st.index===i;})?p.value:null;});
+  new Chart(document.getElementById(id),{type:'line',data:{labels:s.points.map(function(p){return 'run '+p.run_id;}),
+    datasets:[{label:s.metric+' per run (median)',data:pts,borderColor:'#36c',pointRadius:2,tension:0},
+              {label:'first run after a change point',data:steps,borderColor:'#c00',backgroundColor:'#c00',
+               pointRadius:6,showLine:false}]},
+    options:{animation:false,responsive:false,scales:{y:{title:{display:true,text:s.metric}}}}});
+  rendered++;
+}
+function bars(id,c){
+  new Chart(document.getElementById(id),{type:'bar',data:{labels:c.labels,
+    datasets:[{label:'speedup of '+c.b+' over '+c.a,data:c.speedup,backgroundColor:'#6a6'},
+              {label:'95% CI low',data:c.low,type:'line',showLine:false,borderColor:'#333',pointRadius:3},
+              {label:'95% CI high',data:c.high,type:'line',showLine:false,borderColor:'#333',pointRadius:3}]},
+    options:{animation:false,responsive:false,scales:{y:{type:'logarithmic',title:{display:true,text:'x faster'}}}}});
+  rendered++;
+}
+try{
+  CB.history.forEach(function(s,i){line('history-'+i,s);});
+  if(CB.backends)bars('cmp-backends',CB.backends);
+  if(CB.platforms)bars('cmp-platforms',CB.platforms);
+}catch(e){window.cbErrors.push(String(e));}
+var st=document.getElementById('cb-status');
+st.setAttribute('data-charts',String(rendered));
+st.setAttribute('data-errors',String(window.cbErrors.length));
+st.textContent=rendered+' charts rendered, '+window.cbErrors.length+' script errors'+(window.cbErrors.length?': '+window.cbErrors.join('; '):'');
+})();
+)js";
+
+}  // namespace
+
+std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stats) {
+  std::ifstream js_in(o.chartjs_path, std::ios::binary);
+  if (!js_in) {
+    throw std::runtime_error("Chart.js '" + o.chartjs_path +
+                             "': cannot read (install Debian's libjs-chart.js, or pass --chartjs FILE)");
+  }
+  std::stringstream js;
+  js << js_in.rdbuf();
+  std::string chartjs = js.str();
+  for (size_t at = 0; (at = chartjs.find("</script", at)) != std::string::npos; at += 2) {
+    chartjs.replace(at, 2, "<\\/");
+  }
+  const Model m = Build(ledger, o);
+
+  nlohmann::json cb = {{"history", HistoryJson(m.history)}};
+  cb["backends"] = m.backends && !m.backends->rows.empty() ? CompareChartJson(*m.backends) : nlohmann::json();
+  cb["platforms"] = m.platforms && !m.platforms->rows.empty() ? CompareChartJson(*m.platforms) : nlohmann::json();
+
+  std::ostringstream out;
+  int charts = 0;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      << "<title>claimbench report: run " << m.run.run.id << "</title>\n<style>" << kStyle << "</style>\n"
+      << "<script>" << kErrorCapture << "</script>\n<script>\n" << chartjs << "\n</script>\n</head><body>\n"
+      << "<h1>claimbench report</h1>\n<p>Ledger <code>" << Html(ledger.path()) << "</code>, run "
+      << m.run.run.id << " (" << Html(m.run.run.status) << ", profile " << Html(m.run.run.profile)
+      << ", started " << Html(m.run.run.started_at) << ", run_hash <code>" << Html(m.run.run.run_hash)
+      << "</code>).</p>\n";
+
+  out << "<h2>Claims</h2>\n<table><tr><th>paper</th><th>claim</th><th>paper value</th>"
+      << "<th>measured [CI]</th><th>setting</th><th>scale</th><th>verdict</th></tr>\n";
+  for (const auto& c : m.run.claims) {
+    out << "<tr><td>" << Html(c.paper) << "</td><td title=\"" << Html(c.statement) << "\">"
+        << Html(c.claim_id) << "</td><td>" << Html(c.paper_value) << "</td><td>" << Html(Measured(c))
+        << "</td><td>" << Html(c.our_setting) << "</td><td>" << Html(c.scale) << "</td><td class=\""
+        << Html(c.verdict) << "\">" << Html(c.verdict)
+        << (c.reason.empty() || c.verdict == "REPRODUCED" ? "" : "<br><small>" + Html(c.reason) + "</small>")
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+
+  out << "<h2>History</h2>\n";
+  if (m.history.empty()) out << "<p class=\"note\">No timed row of this run appears in two or more runs yet.</p>\n";
+  for (size_t i = 0; i < m.history.size(); ++i) {
+    const auto& s = m.history[i];
+    out << "<h3>" << Html(s.suite + "/" + s.case_name + " [" + s.backend + "] " + s.params + " " + s.metric)
+        << "</h3>\n<canvas id=\"history-" << i << "\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
+    ++charts;
+    for (const auto& st : s.steps) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "change point: %+.1f%% (%.4g -> %.4g), first run after it: run %lld",
+                    100 * st.relative, st.before, st.after, static_cast<long long>(st.first_run_id));
+      out << "<p>" << buf << "</p>\n";
+    }
+  }
+  out << "<h2>CPU vs CUDA</h2>\n";
+  if (!cb["backends"].is_null()) {
+    out << "<canvas id=\"cmp-backends\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
+    ++charts;
+  } else {
+    out << "<p class=\"note\">" << Html(m.backends_note) << "</p>\n";
+  }
+  out << "<h2>Platforms</h2>\n";
+  if (!cb["platforms"].is_null()) {
+    out << "<canvas id=\"cmp-platforms\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
+    ++charts;
+  } else {
+    out << "<p class=\"note\">" << Html(m.platforms_note) << "</p>\n";
+  }
+  out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>status</th><th>started</th><th>profile</th>"
+      << "<th>git</th><th>platform</th><th>CPU</th><th>build</th><th>run_hash</th></tr>\n";
+  for (const auto& p : m.provenance) {
+    out << "<tr><td>" << p["id"].get<int64_t>() << "</td><td>" << Html(p["status"]) << "</td><td>"
+        << Html(p["started"]) << "</td><td>" << Html(p["profile"]) << "</td><td>"
+        << Html(p["git"].get<std::string>() + (p["dirty"].get<bool>() ? " (dirty)" : "")) << "</td><td>"
+        << Html(p["platform"]) << "</td><td>" << Html(p["cpu"]) << "</td><td><small>" << Html(p["build"])
+        << "</small></td><td>" << Html(p["run_hash"]) << "</td></tr>\n";
+  }
+  out << "</table>\n<div id=\"cb-status\" data-expected-charts=\"" << charts
+      << "\" data-charts=\"0\" data-errors=\"-1\">script did not run</div>\n"
+      << "<script>\nvar CB=" << ScriptJson(cb) << ";\n" << kRender << "</script>\n</body></html>\n";
+  if (stats) {
+    stats->charts = charts;
+    stats->runs = static_cast<int>(m.provenance.size());
+  }
+  return out.str();
+}
+
+std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
+  const Model m = Build(ledger, o);
+  std::ostringstream out;
+  out << "# claimbench report: run " << m.run.run.id << "\n\n`" << ledger.path() << "`, " << m.run.run.status
+      << ", profile " << m.run.run.profile << ", run_hash `" << m.run.run.run_hash << "`\n\n"
+      << "## Claims\n\n| paper | claim | paper value | measured [CI] | setting | verdict |\n|---|---|---|---|---|---|\n";
+  auto md = [](std::string s) {
+    for (size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
+    return s;
+  };
+  for (const auto& c : m.run.claims) {
+    out << "| " << md(c.paper) << " | " << md(c.claim_id) << " | " << md(c.paper_value) << " | "
+        << md(Measured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";
+  }
+  out << "\n## Change points\n\n";
+  int steps = 0;
+  for (const auto& s : m.history) {
+    for (const auto& st : s.steps) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%+.1f%%, first run after it: %lld", 100 * st.relative,
+                    static_cast<long long>(st.first_run_id));
+      out << "- `" << md(s.suite + "/" + s.case_name + " [" + s.backend + "] " + s.metric) << "`: " << buf << "\n";
+      ++steps;
+    }
+  }
+  if (steps == 0) out << "None in the " << m.history.size() << " timed series with history.\n";
+  auto geo = [&](const std::optional<CompareReport>& r, const std::string& note, const char* what) {
+    out << "\n## " << what << "\n\n";
+    if (r && r->overall_geomean) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "Geometric mean speedup %.3gx over %d cases", *r->overall_geomean, r->counted);
+      out << buf << " (" << md(r->label_b) << " over " << md(r->label_a) << ").\n";
+    } else {
+      out << (note.empty() ? "No case passed its checks on both sides." : note) << "\n";
+    }
+  };
+  geo(m.backends, m.backends_note, "CPU vs CUDA");
+  geo(m.platforms, m.platforms_note, "Platforms");
+  out << "\n" << m.provenance.size() << " runs in the ledger.\n";
+  return out.str();
+}
+
+}  // namespace cb::ledger

@@ -1,0 +1,46 @@
+// File: ledger/analysis/report.h
+// -----------------------------------------------------------------------------
+// `claimbench report` (issue 4 "Reports"): one self-contained HTML file, or a
+// Markdown summary, of a ledger:
+//   - the claims table of one run (paper, claim, paper value, measured [CI],
+//     setting, verdict);
+//   - history charts with change points (ledger/analysis/history.h) for the
+//     run's timed rows (raw samples), at most max_history_charts of them,
+//     those with change points first;
+//   - a CPU-vs-CUDA chart (compare.h on the run's cpu and cuda rows) and a
+//     platform chart (the newest runs of the two most recent platforms), each
+//     replaced by a note saying why when there is nothing to compare;
+//   - each run's provenance (git commit and dirty flag, platform, build).
+// Chart.js is inlined from the file `chartjs_path` (Debian's libjs-chart.js),
+// so the page needs no network. The page counts the charts it rendered and
+// the script errors it saw in <div id="cb-status" data-charts data-errors>,
+// which the browser test reads.
+#ifndef CB_LEDGER_ANALYSIS_REPORT_H_
+#define CB_LEDGER_ANALYSIS_REPORT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "ledger/ledger.h"
+
+namespace cb::ledger {
+
+struct ReportOptions {
+  int64_t run_id = 0;            // the run whose claims are tabled
+  int max_history_charts = 12;
+  int max_provenance_runs = 1000;
+  std::string chartjs_path;      // Chart.js UMD build (HTML only)
+};
+
+struct ReportStats {
+  int charts = 0;  // <canvas> elements written
+  int runs = 0;
+};
+
+// Throws std::runtime_error when chartjs_path cannot be read.
+std::string HtmlReport(Ledger& ledger, const ReportOptions& options, ReportStats* stats = nullptr);
+std::string MarkdownReport(Ledger& ledger, const ReportOptions& options);
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_ANALYSIS_REPORT_H_

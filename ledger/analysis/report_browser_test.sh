@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# ledger/analysis/report_browser_test.sh CLAIMBENCH: the HTML report in a real
+# browser (ctest label "browser"). Three smoke runs into a fresh ledger,
+# `claimbench report --html`, then Debian's chromium headless loads the page
+# (fresh --user-data-dir, no network features) and dumps the DOM after its
+# scripts ran. Passes when the page's own status element says every chart it
+# declared was rendered and no script error was seen, the number of <canvas>
+# elements agrees, and chromium logged no console message at all (the page
+# logs none). Exit 77 (ctest SKIP) when chromium is not installed.
+set -euo pipefail
+claimbench="$1"
+browser="$(command -v chromium || command -v chromium-browser || true)"
+if [ -z "$browser" ]; then
+  echo "SKIP: chromium is not installed (ci/deps.sh installs Debian's chromium)"
+  exit 77
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for i in 1 2 3; do
+  "$claimbench" run --profile smoke --backend cpu --ledger "$work/l.db" >/dev/null 2>&1
+done
+"$claimbench" report --ledger "$work/l.db" --html "$work/report.html"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+  --disable-component-update --no-first-run --user-data-dir="$work/profile" \
+  --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/report.html" \
+  >"$work/dom.html" 2>"$work/chromium.log"
+status="$(grep -o '<div id="cb-status"[^>]*>' "$work/dom.html" || true)"
+echo "status element: $status"
+expected="$(sed -n 's/.*data-expected-charts="\([0-9]*\)".*/\1/p' <<<"$status")"
+rendered="$(sed -n 's/.*data-charts="\([0-9]*\)".*/\1/p' <<<"$status")"
+errors="$(sed -n 's/.*data-errors="\([-0-9]*\)".*/\1/p' <<<"$status")"
+canvases="$(grep -o '<canvas' "$work/report.html" | wc -l)"
+console="$(grep -c 'CONSOLE' "$work/chromium.log" || true)"
+echo "charts: expected $expected, rendered $rendered, <canvas> $canvases; script errors $errors; console lines $console"
+fail=0
+[ -n "$expected" ] && [ "$expected" -ge 10 ] || { echo "FAIL: expected the 10 history charts of the smoke profile"; fail=1; }
+[ "$rendered" = "$expected" ] || { echo "FAIL: rendered $rendered of $expected charts"; fail=1; }
+[ "$canvases" = "$expected" ] || { echo "FAIL: $canvases <canvas> elements, $expected declared"; fail=1; }
+[ "$errors" = "0" ] || { echo "FAIL: $errors script errors"; grep -o 'data-errors[^<]*<' "$work/dom.html"; fail=1; }
+[ "$console" = "0" ] || { echo "FAIL: console messages:"; grep CONSOLE "$work/chromium.log"; fail=1; }
+exit $fail
