@@ -72,8 +72,17 @@ GateRow Skeleton(const Result& r, RowKind kind) {
   return g;
 }
 
+// A timing: raw samples of a time or a rate, or any row of the benchmark
+// reporter (times, counters, fractions of a ceiling). Raw samples alone do
+// not make a speed row: a claim may keep per-seed accuracies as samples.
 bool IsSpeed(const Result& r, int min_samples) {
-  return static_cast<int>(r.samples.size()) >= min_samples;
+  if (static_cast<int>(r.samples.size()) < min_samples) return false;
+  static const char* const kTimeUnits[] = {"ns", "us", "ms", "s"};
+  for (const char* unit : kTimeUnits) {
+    if (r.unit == unit) return true;
+  }
+  const bool rate = r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0;
+  return rate || r.params.contains("benchmark");
 }
 
 // One exact value: an input hash (the output is a function of it), or neither

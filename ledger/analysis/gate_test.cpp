@@ -93,6 +93,25 @@ TEST(Gate, PlantedTenPercentSlowdownIsSlower) {
   EXPECT_EQ(rep2.exit_code, 0);
 }
 
+// Raw samples of an accuracy (e.g. one AUROC per seed) are not a timing:
+// only times, rates and benchmark-reporter rows are speed rows.
+TEST(Gate, SamplesOfAnAccuracyAreNotASpeedRow) {
+  RunData base = MakeRun("base"), cand = MakeRun("cand");
+  for (RunData* run : {&base, &cand}) {
+    run->results.push_back(Speed("auroc_gap", 0.1, 0.01, 1));
+    run->results.back().unit = "1";
+    run->results.push_back(Speed("rate", 1e9, 0.01, 1));
+    run->results.back().unit = "B/s";
+    run->results.push_back(Speed("fraction", 0.5, 0.01, 1));
+    run->results.back().unit = "1";
+    run->results.back().params["benchmark"] = "x/fraction";
+  }
+  const GateReport rep = Gate(base, cand, GatePolicy{}, false);
+  EXPECT_EQ(Row(rep, "auroc_gap").kind, RowKind::kValue);
+  EXPECT_EQ(Row(rep, "rate").kind, RowKind::kSpeed);
+  EXPECT_EQ(Row(rep, "fraction").kind, RowKind::kSpeed);
+}
+
 TEST(Gate, PureNoiseIsSameOrAmbiguousNeverAChange) {
   RunData base = MakeRun("base"), cand = MakeRun("cand");
   for (int i = 0; i < 40; ++i) {
