@@ -59,7 +59,7 @@ void CheckDocsInput(const MatrixView& x, const MatrixView& y) {
 }
 
 int64_t CpuBlockRows(int64_t n2) {
-  constexpr int64_t kBlockFloats = (4 << 20) / sizeof(float);
+  constexpr int64_t kBlockFloats = (16 << 20) / sizeof(float);
   return std::max<int64_t>(1, kBlockFloats / std::max<int64_t>(1, n2));
 }
 

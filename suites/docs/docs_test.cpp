@@ -180,8 +180,8 @@ CB_INSTANTIATE_BACKENDS(DocsBackendTest);
 
 TEST(CpuBlockRows, BoundsTheBlockAndNeverReturnsZero) {
   EXPECT_EQ(CpuBlockRows(1 << 30), 1);
-  EXPECT_EQ(CpuBlockRows(4096) * 4096 * int64_t(sizeof(float)), int64_t{4} << 20);
-  EXPECT_EQ(CpuBlockRows(8192), 128);
+  EXPECT_EQ(CpuBlockRows(4096) * 4096 * int64_t(sizeof(float)), int64_t{16} << 20);
+  EXPECT_EQ(CpuBlockRows(8192), 512);
   EXPECT_GE(CpuBlockRows(1), 1);
 }
 
