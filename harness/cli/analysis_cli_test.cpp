@@ -16,30 +16,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/cli/cli_test_util.h"
+
 #include "harness/random.h"
 #include "ledger/ledger.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
+using cb::cli::testing::ReadFile;
 namespace lg = cb::ledger;
-
-const char* Claimbench() {
-  const char* env = std::getenv("CB_CLAIMBENCH");
-  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
-}
-
-struct Output {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 lg::Result Timing(const std::string& backend, double seconds, cb::harness::Rng& rng) {
   lg::Result r;
@@ -55,39 +43,8 @@ lg::Result Timing(const std::string& backend, double seconds, cb::harness::Rng& 
   return r;
 }
 
-class AnalysisCliTest : public ::testing::Test {
+class AnalysisCliTest : public ClaimbenchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("cb_analysis_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Output Run(const std::vector<std::string>& args) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(dir_.c_str()) != 0) _exit(127);
-      freopen((dir_ / "stdout").c_str(), "w", stdout);
-      freopen((dir_ / "stderr").c_str(), "w", stderr);
-      std::vector<char*> argv = {const_cast<char*>(Claimbench())};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      unsetenv("CLAIMBENCH_LEDGER");
-      execv(Claimbench(), argv.data());
-      _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Output o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    o.out = Slurp(dir_ / "stdout");
-    o.err = Slurp(dir_ / "stderr");
-    return o;
-  }
-
   // 12 runs: cpu 2 s, cuda 1 s (runs 0-5) then 1.5 s (runs 6-11); one claim.
   std::vector<int64_t> MakeLedger(const std::string& name) {
     lg::Ledger ledger = lg::Ledger::Open((dir_ / name).string());
@@ -111,7 +68,6 @@ class AnalysisCliTest : public ::testing::Test {
     return ids;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(AnalysisCliTest, CompareCpuVersusCuda) {
@@ -157,7 +113,7 @@ TEST_F(AnalysisCliTest, ReportInBothFormats) {
   std::ofstream(dir_ / "fake_chart.js") << "window.Chart = function () {}; // </script> inside\n";
   const Output html = Run({"report", "--ledger", "l.db", "--html", "r.html", "--chartjs", "fake_chart.js"});
   ASSERT_EQ(html.exit_code, 0) << html.err;
-  const std::string page = Slurp(dir_ / "r.html");
+  const std::string page = ReadFile(dir_ / "r.html");
   EXPECT_NE(page.find("window.Chart = function () {};"), std::string::npos);  // inlined
   EXPECT_EQ(page.find("// </script> inside"), std::string::npos);           // and escaped
   EXPECT_NE(page.find("id=\"cmp-backends\""), std::string::npos);
@@ -173,7 +129,7 @@ TEST_F(AnalysisCliTest, GbenchJsonRoundTrip) {
   const auto ids = MakeLedger("l.db");
   ASSERT_EQ(Run({"ledger", "export", "--ledger", "l.db", "--format", "gbench-json", "--run",
                  std::to_string(ids[0]), "--out", "gb.json"}).exit_code, 0);
-  const auto gb = nlohmann::json::parse(Slurp(dir_ / "gb.json"));
+  const auto gb = nlohmann::json::parse(ReadFile(dir_ / "gb.json"));
   EXPECT_EQ(gb["context"]["json_schema_version"], 1);
   // 2 rows x (9 iterations + mean, median, stddev, cv).
   ASSERT_EQ(gb["benchmarks"].size(), 26u);

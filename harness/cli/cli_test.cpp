@@ -19,71 +19,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/cli/cli_test_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
+using cb::cli::testing::ReadFile;
 
 // The binary under test: $CB_CLAIMBENCH (a relocated bundle) or the build's.
-const char* Claimbench() {
-  const char* env = std::getenv("CB_CLAIMBENCH");
-  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
-}
-
-struct Output {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public ClaimbenchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("cb_cli_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Starts claimbench with `args` (cwd = the temp dir); stdout/stderr to files.
-  pid_t Spawn(const std::vector<std::string>& args) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(dir_.c_str()) != 0) _exit(127);
-      freopen((dir_ / "stdout").c_str(), "w", stdout);
-      freopen((dir_ / "stderr").c_str(), "w", stderr);
-      std::vector<char*> argv = {const_cast<char*>(Claimbench())};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      unsetenv("CLAIMBENCH_LEDGER");
-      execv(Claimbench(), argv.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  Output Wait(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Output o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    o.out = ReadFile(dir_ / "stdout");
-    o.err = ReadFile(dir_ / "stderr");
-    return o;
-  }
-
-  Output Run(const std::vector<std::string>& args) { return Wait(Spawn(args)); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
 };
 
 int Lines(const std::string& s) {

@@ -12,49 +12,35 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "harness/cli/cli_test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
+using cb::cli::testing::ReadFile;
 
-const char* Binary() {
-  const char* env = std::getenv("CB_CLAIMBENCH");
-  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
-}
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class MiaCliTest : public ::testing::Test {
+class MiaCliTest : public ClaimbenchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cb_mia_cli_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs claimbench with `args` (a shell-quoted string); returns the exit code.
   int Run(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && env -u CLAIMBENCH_LEDGER '" + Binary() + "' " + args +
+    const std::string cmd = "cd '" + dir_.string() + "' && env -u CLAIMBENCH_LEDGER '" +
+                            cb::cli::testing::ClaimbenchBinary() + "' " + args +
                             " > stdout 2> stderr";
     const int status = std::system(cmd.c_str());
-    out_ = Slurp(dir_ / "stdout");
-    err_ = Slurp(dir_ / "stderr");
+    out_ = ReadFile(dir_ / "stdout");
+    err_ = ReadFile(dir_ / "stderr");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
 
-  fs::path dir_;
   std::string out_, err_;
 };
 
@@ -88,15 +74,15 @@ TEST_F(MiaCliTest, EvalMiaRecordsEveryMethod) {
 TEST_F(MiaCliTest, EvalMiaBadInputNamesTheLineAndRecordsNothing) {
   const std::string good_line = R"({"label": 1, "ll": [-1.0]})";
   const std::string bad_lines[] = {
-      R"({"label": 0, "ll": [-1.0, NaN]})",                      // Python's json.dumps of a NaN
-      R"({"label": 0, "ll": []})",                               // empty text
+      R"({"label": 0, "ll": [-1.0, NaN]})",  // Python's json.dumps of a NaN
+      R"({"label": 0, "ll": []})",           // empty text
       R"({"label": 0, "ll": [-1.0, -2.0], "mu": [-1.0], "sigma": [1.0]})",  // lengths differ
       R"({"label": 0, "ll": [-1.0, null]})",
       R"({"label": 2, "ll": [-1.0]})",
-      R"({"label": 0, "ll": [-1.0])",                            // truncated JSON
+      R"({"label": 0, "ll": [-1.0])",  // truncated JSON
   };
-  const char* expected[] = {"not valid JSON", "empty text", "mismatched lengths", "is not a number",
-                            "'label' must be 0", "not valid JSON"};
+  const char* expected[] = {"not valid JSON",  "empty text",        "mismatched lengths",
+                            "is not a number", "'label' must be 0", "not valid JSON"};
   for (size_t i = 0; i < std::size(bad_lines); ++i) {
     Write("bad.jsonl", good_line + "\n" + bad_lines[i] + "\n");
     EXPECT_EQ(Run("eval mia --stats bad.jsonl --ledger bad.db"), 3) << bad_lines[i];
@@ -116,12 +102,14 @@ TEST_F(MiaCliTest, EvalMiaBadInputNamesTheLineAndRecordsNothing) {
 }
 
 TEST_F(MiaCliTest, GenCorpusWritesBothSchemasDeterministically) {
-  const std::string args = "gen corpus --split wikimia --seed 5 --per-class 20 --background-docs 20 --length 32";
+  const std::string args =
+      "gen corpus --split wikimia --seed 5 --per-class 20 --background-docs 20 --length 32";
   ASSERT_EQ(Run(args + " --out a"), 0) << err_;
   ASSERT_EQ(Run(args + " --out b"), 0) << err_;
-  const auto manifest = nlohmann::json::parse(Slurp(dir_ / "a" / "manifest.json"));
-  EXPECT_EQ(manifest["content_hash"], nlohmann::json::parse(Slurp(dir_ / "b" / "manifest.json"))["content_hash"]);
-  EXPECT_EQ(Slurp(dir_ / "a" / "wikimia.jsonl"), Slurp(dir_ / "b" / "wikimia.jsonl"));
+  const auto manifest = nlohmann::json::parse(ReadFile(dir_ / "a" / "manifest.json"));
+  EXPECT_EQ(manifest["content_hash"],
+            nlohmann::json::parse(ReadFile(dir_ / "b" / "manifest.json"))["content_hash"]);
+  EXPECT_EQ(ReadFile(dir_ / "a" / "wikimia.jsonl"), ReadFile(dir_ / "b" / "wikimia.jsonl"));
   std::ifstream wiki(dir_ / "a" / "wikimia.jsonl");
   std::string line;
   int lines = 0, members = 0;

@@ -13,57 +13,28 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/cli/cli_test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
+using cb::cli::testing::ReadFile;
 
-const char* Claimbench() {
-  const char* env = std::getenv("CB_CLAIMBENCH");
-  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
-}
-
-class ShardCliTest : public ::testing::Test {
+class ShardCliTest : public ClaimbenchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cb_shard_cli_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(dir_.c_str()) != 0) _exit(127);
-      freopen((dir_ / log).c_str(), "w", stdout);
-      freopen((dir_ / (log + ".err")).c_str(), "w", stderr);
-      std::vector<char*> argv = {const_cast<char*>(Claimbench())};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      unsetenv("CLAIMBENCH_LEDGER");
-      execv(Claimbench(), argv.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  int Wait(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
-  int Run(const std::vector<std::string>& args) { return Wait(Spawn(args, "out")); }
+  // The exit code of claimbench run with `args`.
+  int Code(const std::vector<std::string>& args) { return Run(args).exit_code; }
 
   // content_hash -> count over every run of `db` ("r:" results, "c:" claims).
   std::map<std::string, int> Hashes(const std::string& db, int* runs, int* claims) {
-    EXPECT_EQ(Run({"ledger", "export", "--ledger", db, "--out", db + ".jsonl"}), 0);
+    EXPECT_EQ(Code({"ledger", "export", "--ledger", db, "--out", db + ".jsonl"}), 0);
     std::ifstream in(dir_ / (db + ".jsonl"));
     std::map<std::string, int> out;
     std::string line;
@@ -79,8 +50,6 @@ class ShardCliTest : public ::testing::Test {
     }
     return out;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ShardCliTest, FourShardsMergedEqualOneUnshardedRun) {
@@ -96,13 +65,15 @@ TEST_F(ShardCliTest, FourShardsMergedEqualOneUnshardedRun) {
                                "shard" + std::to_string(i) + ".db"}),
                          "shard" + std::to_string(i) + ".log"));
   }
-  for (int i = 0; i < 4; ++i) ASSERT_EQ(Wait(pids[i]), 0) << "shard " << i;
-  ASSERT_EQ(Run(with({"--ledger", "full1.db"})), 0);
-  ASSERT_EQ(Run(with({"--ledger", "full2.db"})), 0);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(Wait(pids[i], "shard" + std::to_string(i) + ".log").exit_code, 0) << "shard " << i;
+  ASSERT_EQ(Code(with({"--ledger", "full1.db"})), 0);
+  ASSERT_EQ(Code(with({"--ledger", "full2.db"})), 0);
   for (int i = 0; i < 4; ++i) {
-    ASSERT_EQ(Run({"ledger", "merge", "--ledger", "merged.db", "shard" + std::to_string(i) + ".db"}), 0);
+    ASSERT_EQ(
+        Code({"ledger", "merge", "--ledger", "merged.db", "shard" + std::to_string(i) + ".db"}), 0);
   }
-  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "merged.db"}), 0);
+  EXPECT_EQ(Code({"ledger", "verify", "--ledger", "merged.db"}), 0);
 
   int runs1 = 0, claims1 = 0, runs2 = 0, claims2 = 0, runs_m = 0, claims_m = 0;
   const auto full1 = Hashes("full1.db", &runs1, &claims1);
@@ -128,7 +99,7 @@ TEST_F(ShardCliTest, FourShardsMergedEqualOneUnshardedRun) {
   }
   // Bad --shard values are refused before any ledger is written.
   for (const char* bad : {"4/4", "1", "a/b"}) {
-    EXPECT_EQ(Run(with({"--shard", bad, "--ledger", "bad.db"})), 3) << bad;
+    EXPECT_EQ(Code(with({"--shard", bad, "--ledger", "bad.db"})), 3) << bad;
   }
   EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
 }
