@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -147,6 +148,17 @@ void PrepareWritable(sql::Db& db) {
 }
 
 }  // namespace
+
+std::string FormatMeasured(const ClaimRow& c) {
+  if (!c.value) return "-";
+  char buf[96];
+  if (c.ci_low && c.ci_high) {
+    std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", *c.value, *c.ci_low, *c.ci_high);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", *c.value);
+  }
+  return buf;
+}
 
 const char* RunStatusName(RunStatus s) {
   switch (s) {

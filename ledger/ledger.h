@@ -79,6 +79,10 @@ struct ClaimRow {
   nlohmann::json requirements = nlohmann::json::object();
 };
 
+// A claim's measured value for tables: "0.3063 [0.2999, 0.3111]" (4
+// significant digits, the CI when there is one), or "-" when none.
+std::string FormatMeasured(const ClaimRow& c);
+
 struct Ceiling {
   std::string name;   // "cpu_copy_bandwidth", "cpu_sgemm", "gpu_copy_bandwidth", ...
   double value = 0;

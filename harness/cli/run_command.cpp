@@ -38,24 +38,13 @@ struct RunOptions {
   std::string shard;  // "i/n": only the claims whose id hashes to shard i of n
 };
 
-std::string FormatMeasured(const cb::ledger::ClaimRow& c) {
-  if (!c.value) return "-";
-  char buf[96];
-  if (c.ci_low && c.ci_high) {
-    std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", *c.value, *c.ci_low, *c.ci_high);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", *c.value);
-  }
-  return buf;
-}
-
 void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
   std::printf("\n%s %s %s %s %s %s\n", Fit("paper", 18).c_str(), Fit("claim", 16).c_str(),
               Fit("paper value", 18).c_str(), Fit("measured [CI]", 30).c_str(),
               Fit("setting", 44).c_str(), "verdict");
   for (const auto& c : rows) {
     std::printf("%s %s %s %s %s %s\n", Fit(c.paper, 18).c_str(), Fit(c.claim_id, 16).c_str(),
-                Fit(c.paper_value, 18).c_str(), Fit(FormatMeasured(c), 30).c_str(),
+                Fit(c.paper_value, 18).c_str(), Fit(cb::ledger::FormatMeasured(c), 30).c_str(),
                 Fit(c.our_setting, 44).c_str(), c.verdict.c_str());
     if (!c.reason.empty() && c.verdict != "REPRODUCED") {
       std::printf("%s   %s\n", std::string(18, ' ').c_str(), c.reason.c_str());

@@ -51,17 +51,6 @@ std::string ScriptJson(const nlohmann::json& j) {
   return out;
 }
 
-std::string Measured(const ClaimRow& c) {
-  if (!c.value) return "-";
-  char buf[96];
-  if (c.ci_low && c.ci_high) {
-    std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", *c.value, *c.ci_low, *c.ci_high);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", *c.value);
-  }
-  return buf;
-}
-
 struct Model {
   RunData run;
   std::vector<HistorySeries> history;
@@ -228,7 +217,7 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
       << "<th>measured [CI]</th><th>setting</th><th>scale</th><th>verdict</th></tr>\n";
   for (const auto& c : m.run.claims) {
     out << "<tr><td>" << Html(c.paper) << "</td><td title=\"" << Html(c.statement) << "\">"
-        << Html(c.claim_id) << "</td><td>" << Html(c.paper_value) << "</td><td>" << Html(Measured(c))
+        << Html(c.claim_id) << "</td><td>" << Html(c.paper_value) << "</td><td>" << Html(FormatMeasured(c))
         << "</td><td>" << Html(c.our_setting) << "</td><td>" << Html(c.scale) << "</td><td class=\""
         << Html(c.verdict) << "\">" << Html(c.verdict)
         << (c.reason.empty() || c.verdict == "REPRODUCED" ? "" : "<br><small>" + Html(c.reason) + "</small>")
@@ -295,7 +284,7 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   };
   for (const auto& c : m.run.claims) {
     out << "| " << md(c.paper) << " | " << md(c.claim_id) << " | " << md(c.paper_value) << " | "
-        << md(Measured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";
+        << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";
   }
   out << "\n## Change points\n\n";
   int steps = 0;
