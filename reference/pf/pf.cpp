@@ -170,8 +170,9 @@ std::vector<double> PfProbabilitiesEsp(std::span<const double> u, double tempera
   const size_t n = u.size();
   if (n > 64) throw std::invalid_argument("PfProbabilitiesEsp: V must be <= 64");
   const std::vector<double> q = Ratios(u, temperature);
-  // binom[k] = C(V-1, k), exact in fp64 for V <= 64 (C(63, 31) < 2^53 * 2^8,
-  // and the quotient below only needs ~1e-16 relative accuracy anyway).
+  // binom[k] = C(V-1, k) by the multiplicative recurrence, within a few
+  // ulps; every term e_k / C is positive, so relative errors do not grow
+  // in the sum.
   std::vector<double> binom(n, 1.0);
   for (size_t k = 1; k < n; ++k) binom[k] = binom[k - 1] * double(n - k) / double(k);
   std::vector<double> p(n), e(n);

@@ -82,7 +82,7 @@ int64_t Greedy(std::span<const double> u);
 std::vector<double> SoftmaxProbabilities(std::span<const double> u, double temperature);
 
 // Exact PF probabilities by the elementary-symmetric-polynomial formula.
-// REQUIRES: V <= 64 (O(V^3); the binomials stay exact in fp64).
+// REQUIRES: V <= 64 (O(V^3); every term is positive, so fp64 keeps ~1e-15).
 std::vector<double> PfProbabilitiesEsp(std::span<const double> u, double temperature);
 
 // Exact PF probabilities by the integral form (any V; cost O(V * nodes)).

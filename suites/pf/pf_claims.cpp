@@ -14,8 +14,10 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "generators/corpora.h"
@@ -231,6 +233,7 @@ h::Outcome Quality(h::ClaimContext& ctx) {
   cp.background_docs = ctx.ByProfile(60, 200, 400);
   cp.background_words = 300;
   cp.per_class = ctx.ByProfile(30, 150, 300);
+  cp.entity_tokens = 128;
   cp.aux_docs = 1;
   cp.ood_docs = 1;
   const auto corpus = cb::gen::MakeMiaCorpus(cp);
@@ -407,8 +410,11 @@ h::Outcome Power(h::ClaimContext& ctx) {
   const int texts = ctx.ByProfile(40, 200, 600);
   const int vocab = 256, max_len = 200;
   const std::vector<int> lengths = {25, 50, 100, 200};
-  // Logit scales: larger = lower entropy; the last is a deterministic LM.
-  const std::vector<double> scales = {4.0, 2.0, 1.0};
+  // Logit scales: larger = lower entropy (about 0.2 to 1.8 nats per token);
+  // a fourth, deterministic LM follows. (The first grid, scales 4/2/1 =
+  // 1.8-5 nats, saturated at TPR = 1 in every cell, so it could not show a
+  // trend either way.)
+  const std::vector<double> scales = {32.0, 12.0, 4.0};
   const ref::WatermarkParams params{.key = ctx.seed() * 31 + 7, .context = 4};
   const std::vector<ref::Watermark> marks = {ref::Watermark::kPf, ref::Watermark::kGumbel,
                                              ref::Watermark::kKgw};

@@ -18,6 +18,8 @@
 //     exit 0. Lines without a non-empty "tokens" array are an error.
 // Keys are unsigned 64-bit integers, decimal or 0x-hex; anything else is a
 // usage error (exit 3). Nothing touches the ledger.
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +97,7 @@ int RunGenText(const GenTextOptions& o) {
   cp.background_docs = 200;
   cp.background_words = 300;
   cp.per_class = o.count;
+  cp.entity_tokens = 128;
   cp.aux_docs = 1;
   cp.ood_docs = 1;
   const auto corpus = cb::gen::MakeMiaCorpus(cp);
