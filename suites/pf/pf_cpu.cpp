@@ -73,17 +73,45 @@ Best ScanRange(const float* row, int64_t begin, int64_t end, double temperature,
       if (best.index < 0 || row[i] > best.value) best = {i, static_cast<double>(row[i])};
     return best;
   }
+  // Philox blocks for kLanes pairs at a time: the lane loop has no
+  // dependencies between lanes, so the compiler can vectorise the 32x32->64
+  // multiplies (pmuludq); the scan over the words then follows in id order.
+  constexpr int kLanes = 8;
   const h::Philox4x32Key k = h::PhiloxKey(key);
-  for (int64_t i = begin; i < end; i += 2) {
-    const h::Philox4x32Block blk =
-        h::Philox4x32_10::Generate(h::PhiloxCounter(static_cast<uint64_t>(i) >> 1, stream), k);
-    const uint64_t w0 = static_cast<uint64_t>(blk.v[0]) | (static_cast<uint64_t>(blk.v[1]) << 32);
-    Consider(best, i, row[i], temperature, noise, w0);
-    if (i + 1 < end) {
-      const uint64_t w1 =
-          static_cast<uint64_t>(blk.v[2]) | (static_cast<uint64_t>(blk.v[3]) << 32);
-      Consider(best, i + 1, row[i + 1], temperature, noise, w1);
+  const uint32_t s_lo = static_cast<uint32_t>(stream), s_hi = static_cast<uint32_t>(stream >> 32);
+  uint64_t words[2 * kLanes];
+  for (int64_t i0 = begin; i0 < end; i0 += 2 * kLanes) {
+    uint32_t c0[kLanes], c1[kLanes], c2[kLanes], c3[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      const uint64_t pair = (static_cast<uint64_t>(i0) >> 1) + l;
+      c0[l] = static_cast<uint32_t>(pair);
+      c1[l] = static_cast<uint32_t>(pair >> 32);
+      c2[l] = s_lo;
+      c3[l] = s_hi;
     }
+    uint32_t k0 = k.v[0], k1 = k.v[1];
+    for (int round = 0; round < h::Philox4x32_10::kRounds; ++round) {
+      if (round > 0) {
+        k0 += h::philox_internal::kWeyl0;
+        k1 += h::philox_internal::kWeyl1;
+      }
+      for (int l = 0; l < kLanes; ++l) {
+        const uint64_t p0 = static_cast<uint64_t>(h::philox_internal::kMultiplier0) * c0[l];
+        const uint64_t p1 = static_cast<uint64_t>(h::philox_internal::kMultiplier1) * c2[l];
+        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[l] ^ k0;
+        const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[l] ^ k1;
+        c1[l] = static_cast<uint32_t>(p1);
+        c3[l] = static_cast<uint32_t>(p0);
+        c0[l] = n0;
+        c2[l] = n2;
+      }
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      words[2 * l] = static_cast<uint64_t>(c0[l]) | (static_cast<uint64_t>(c1[l]) << 32);
+      words[2 * l + 1] = static_cast<uint64_t>(c2[l]) | (static_cast<uint64_t>(c3[l]) << 32);
+    }
+    const int64_t count = std::min<int64_t>(2 * kLanes, end - i0);
+    for (int64_t j = 0; j < count; ++j) Consider(best, i0 + j, row[i0 + j], temperature, noise, words[j]);
   }
   return best;
 }
