@@ -246,4 +246,36 @@ TEST_F(CliTest, SigintSealsTheRunAsInterrupted) {
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "i.db"}).exit_code, 0);
 }
 
+// PF suite (suites/pf/pf_command.cpp): watermarked texts are detected with
+// their key and not with another; bad input is a one-line error, exit 3.
+TEST_F(CliTest, PfGenTextAndDetect) {
+  Output g = Run({"gen", "text", "--decoder", "pf", "--watermark", "pf", "--key", "42", "--count",
+                  "4", "--length", "80", "--out", "pf.jsonl"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  Output d = Run({"detect", "--watermark", "pf", "--key", "42", "--in", "pf.jsonl", "--json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const auto rows = nlohmann::json::parse(d.out);
+  ASSERT_EQ(rows.size(), 4u);
+  int flagged = 0;
+  for (const auto& r : rows) flagged += r.at("p_value").get<double>() < 0.01;
+  EXPECT_GE(flagged, 3);
+  Output other = Run({"detect", "--watermark", "pf", "--key", "0x2b1", "--in", "pf.jsonl", "--json"});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  int other_flagged = 0;
+  for (const auto& r : nlohmann::json::parse(other.out)) other_flagged += r.at("p_value").get<double>() < 0.01;
+  EXPECT_LE(other_flagged, 1);
+  EXPECT_EQ(Run({"detect", "--key", "4x2", "--in", "pf.jsonl"}).exit_code, 3);
+  EXPECT_EQ(Run({"detect", "--key", "-1", "--in", "pf.jsonl"}).exit_code, 3);
+  {
+    std::ofstream empty(dir_ / "empty.jsonl");
+    empty << "{\"tokens\": []}\n";
+  }
+  Output e = Run({"detect", "--in", "empty.jsonl"});
+  EXPECT_EQ(e.exit_code, 3);
+  EXPECT_NE(e.err.find("non-empty"), std::string::npos) << e.err;
+  EXPECT_EQ(Run({"gen", "text", "--temperature", "0", "--out", "x.jsonl"}).exit_code, 3);
+  EXPECT_EQ(Run({"gen", "text", "--watermark", "gumbel", "--decoder", "pf", "--out", "x.jsonl"}).exit_code, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "x.jsonl"));
+}
+
 }  // namespace
