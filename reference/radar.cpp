@@ -48,9 +48,15 @@ void Exponents(const FeatureMap& f, const double* x, double* plus, double* minus
   const double scale = std::pow(static_cast<double>(f.d), -0.25);
   double norm2 = 0;
   for (int i = 0; i < f.d; ++i) norm2 += (scale * x[i]) * (scale * x[i]);
+  // z = x~ Omega, row by row of Omega (contiguous reads).
+  std::fill(plus, plus + f.D, 0.0);
+  for (int i = 0; i < f.d; ++i) {
+    const double xi = scale * x[i];
+    const double* row = &f.omega[static_cast<size_t>(i) * f.D];
+    for (int j = 0; j < f.D; ++j) plus[j] += xi * row[j];
+  }
   for (int j = 0; j < f.D; ++j) {
-    double z = 0;
-    for (int i = 0; i < f.d; ++i) z += scale * x[i] * f.omega[static_cast<size_t>(i) * f.D + j];
+    const double z = plus[j];
     plus[j] = z - norm2 / 2;
     minus[j] = -z - norm2 / 2;
   }

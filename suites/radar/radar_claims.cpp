@@ -66,7 +66,9 @@ std::string Fmt(const char* f, double a, double b = 0, double c = 0, double d = 
 // R1: E_Omega[phi(q).phi(k)] = exp(q.k / sqrt d) with s+- = 0.
 
 h::Outcome Unbiased(h::ClaimContext& ctx) {
-  const int d = 64, D = 16 * d, pairs = 4;
+  // D = 64 features per draw: unbiasedness holds feature by feature, D only
+  // divides the variance, and 2000 draws of a 64 x 1024 Omega cost 16x more.
+  const int d = 64, D = 64, pairs = 4;
   const int draws = ctx.ByProfile(300, 2000, 5000);
   // |q| = |k| = 0.5 sqrt d (the brief's variance-safe range).
   std::vector<std::vector<double>> q(pairs), k(pairs);
@@ -114,7 +116,7 @@ h::Outcome Unbiased(h::ClaimContext& ctx) {
   }
   h::Outcome o;
   o.value = worst_z;
-  o.setting = Fmt("d = 64, D = 1024, s+- = 0, %.0f Omega draws, 4 (q, k) pairs with |q| = |k| = 0.5 sqrt d", draws);
+  o.setting = Fmt("d = 64, D = 64, s+- = 0, %.0f Omega draws, 4 (q, k) pairs with |q| = |k| = 0.5 sqrt d", draws);
   o.verdict = worst_z <= 4 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
   if (draws < 2000) o.reason = "smoke profile: fewer draws than the claim's 2000";
   return o;
@@ -136,7 +138,7 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
   const std::vector<int> Ds{64, 256, 1024};
   const std::vector<int64_t> ts = ctx.ByProfile(std::vector<int64_t>{16384}, std::vector<int64_t>{16384, 65536},
                                                 std::vector<int64_t>{16384, 65536, 262144});
-  const int trials = ctx.ByProfile(2, 6, 12);
+  const int trials = ctx.ByProfile(2, 3, 12);
   std::vector<RecallRow> rows;
   for (int D : Ds) rows.push_back({D, {}});
   std::string content;
@@ -223,7 +225,7 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
 
 h::Outcome ExactFallback(h::ClaimContext& ctx) {
   const int d = 64;
-  const int trials = ctx.ByProfile(2, 5, 10);
+  const int trials = ctx.ByProfile(1, 3, 10);
   double worst = 0, worst_ref = 0;
   std::string content;
   for (int tr = 0; tr < trials; ++tr) {
@@ -295,18 +297,18 @@ h::Outcome ExactFallback(h::ClaimContext& ctx) {
 // R4: error at equal budget (fp64 reference, budget mode).
 
 h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
-  const int d = 16, D = 256, w = 32, budget = 256;
-  const int64_t t = 8192;
-  const int trials = ctx.ByProfile(3, 8, 40);
+  const int d = 32, D = 16 * d, w = 32, budget = 256;
+  const int64_t t = 4096;
+  const int trials = ctx.ByProfile(2, 5, 40);
   const std::vector<ref::Selection> modes{ref::Selection::kRadar, ref::Selection::kOracle, ref::Selection::kRandom,
                                           ref::Selection::kLast};
   std::vector<std::vector<double>> err(modes.size() + 1);  // + streaming
-  const std::vector<int> ks{1, 2, 4, 8, 16};
+  const std::vector<int> ks{1, 4, 16};
   std::vector<std::vector<double>> err_k(ks.size());
   std::vector<double> err_all;
   std::string content;
   for (int tr = 0; tr < trials; ++tr) {
-    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = 5.0, .needle_lo = 1,
+    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = 6.0, .needle_lo = 1,
                              .needle_hi = t - 200};
     const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() * 7919 + tr);
     content += cb::gen::ContentHash(kv);
@@ -389,8 +391,8 @@ h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
   if (rho >= 0 || worst_all > 1e-12) v = h::Verdict::kNotReproduced;
   h::Outcome o;
   o.value = worst_hi;
-  o.setting = "fp64 reference, t = 8192, d = 16, D = 256, a = 2, w = 32, budget 256 (StreamingLLM: window w + 1 + B), "
-              "4 needles (alpha 5); relative L2 error vs dense";
+  o.setting = "fp64 reference, t = 4096, d = 32, D = 512, a = 2, w = 32, budget 256 (StreamingLLM: window w + 1 + B), "
+              "4 needles of 32 keys (alpha 6, as R2: needle keys weigh ~e^3 more); relative L2 error vs dense; k in {1, 4, 16}";
   o.verdict = v;
   o.reason = why;
   return o;
@@ -607,7 +609,11 @@ h::Outcome Speedup(h::ClaimContext& ctx) {
                   "(CI > 1) at t = %.0f vs predicted (aD/d)^2 = %.0f",
                   std::log2(ratios.back().first), break_even, predicted_break_even);
   o.verdict = h::AtLeast(last.ci.low, last.ci.high, 5.0);
-  o.reason = "criterion: speedup >= 5x at the largest t of the profile";
+  o.reason = "criterion: speedup >= 5x at t = 2^18";
+  if (ratios.back().first < double(int64_t{1} << 18)) {
+    o.verdict = h::Verdict::kInconclusive;
+    o.reason = "this profile stops below t = 2^18, where the criterion is set (run --profile quick)";
+  }
   return o;
 }
 
@@ -695,7 +701,7 @@ CB_REGISTER_CLAIM(kSpeedup,
                    .paper_value = "lower per-token latency than dense at long contexts (PG-19, Llama-3-8B)",
                    .paper_setting = "GPU, Meta-Llama-3-8B",
                    .metric = "paired median time ratio dense / Radar per step at the largest t [95% CI]",
-                   .criterion = ">= 5 (our performance target for t = 2^18)"},
+                   .criterion = "CI >= 5 at t = 2^18 (our performance target)"},
                   Speedup);
 
 CB_REGISTER_CLAIM(kLongBench,
