@@ -1,0 +1,77 @@
+// File: suites/radar/radar.h
+// -----------------------------------------------------------------------------
+// Radar decoding (Hao et al., ICLR 2025) at production sizes: fp32 fast paths
+// beside the fp64 reference (reference/radar.h, the spec), dispatched by
+// backend (DESIGN §3). Host-only header: never includes cuda_runtime.h.
+//
+//   K, V (t, d) fp32 row-major, one KV head; q (d); out (d)
+//   Dense decode: out = softmax(q K^T / sqrt d) V, split-K over threads, each
+//     part an online softmax over blocks of keys, parts merged (flash-decoding)
+//   Radar decode: the reference's organisation (same c, thresholds, rebuild
+//     rule, in-order appends), phi and summaries in fp32 (Omega rounded from the
+//     reference's fp64 draw), scores phi(q).R_j, top-k, then the same split-K
+//     attention over the selected token spans.
+// Rebuild on the CPU: Z = K_blk Omega by cblas_sgemm over blocks of whole
+// segments; each segment is summed with its own max and rescaled to the
+// global stabilisers afterwards (one pass instead of two over K).
+//
+// Accuracy: fp32 attention over n tokens is within ~1e-5 relative of fp64 for
+// the sizes tested (|q.k| / sqrt d of order 10); the tests hold the backends to
+// AllClose(atol 1e-4, rtol 1e-4) on outputs, and compare selections exactly
+// where scores are separated by more than 1e-3 relative.
+#ifndef CB_SUITES_RADAR_RADAR_H_
+#define CB_SUITES_RADAR_RADAR_H_
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "harness/backend.h"
+#include "reference/radar.h"
+
+namespace cb::radar {
+
+using Span = std::pair<int64_t, int64_t>;  // tokens [first, last)
+
+// Exact attention of q over the token spans of K, V (t, d) on the CPU with
+// `threads` threads (0: all cores). out (d). REQUIRES: spans non-empty.
+void AttendSpansCpu(const float* q, const float* keys, const float* values, int d,
+                    const std::vector<Span>& spans, float* out, int threads = 0);
+
+// Dense decode on `backend` (t keys). Throws std::runtime_error when the
+// backend is unavailable (with the reason).
+void DenseDecode(cb::harness::Backend backend, const float* q, const float* keys,
+                 const float* values, int64_t t, int d, float* out);
+
+// The Radar cache of one head in fp32 on one backend. Config as the reference.
+class Cache {
+ public:
+  Cache(cb::harness::Backend backend, const cb::ref::radar::Config& config);
+  ~Cache();
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
+  void Append(const float* keys, const float* values, int64_t n);
+  // One decode step; returns the attended spans (ascending).
+  std::vector<Span> Decode(const float* q, float* out);
+  // The dense baseline on the same resident cache: attention over all tokens.
+  void DecodeDense(const float* q, float* out);
+  void Organize();
+
+  int64_t size() const;
+  int64_t segments() const;
+  int64_t segment_len() const;
+  const cb::ref::radar::Counters& counters() const;
+  // R (n_seg, 2D) as fp32, copied to the host.
+  std::vector<float> Summaries() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cb::radar
+
+#endif  // CB_SUITES_RADAR_RADAR_H_

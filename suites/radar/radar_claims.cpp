@@ -1,0 +1,721 @@
+// File: suites/radar/radar_claims.cpp
+// -----------------------------------------------------------------------------
+// The Radar claims (Hao et al., ICLR 2025), checked in our setting; ids,
+// statements and criteria are listed in suites/radar/README.md.
+//   R1  phi is an unbiased estimator of exp(q.k / sqrt d)
+//   R2  needle-segment recall against the exact oracle, and its trend in D
+//   R3  exact fallback: equals dense attention when nothing is skipped
+//   R4  output error at equal budget vs StreamingLLM, random and last
+//       selection; falls with k, 0 when k covers every segment
+//   R5  per-step operation counts grow as t^0.5 (Radar) and t^1 (dense)
+//   R6  paired wall-time speedup dense / Radar per decode step on the CPU
+//       (and GPU when lent), and the measured break-even t
+//   R7  LongBench averages: UNMEASURABLE without a real LLM
+// Criteria and settings were fixed before the first run.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "generators/kv_cache.h"
+#include "harness/claim.h"
+#include "harness/complexity.h"
+#include "harness/hash.h"
+#include "harness/random.h"
+#include "harness/rank_correlation.h"
+#include "harness/stats.h"
+#include "harness/timer.h"
+#include "reference/radar.h"
+#include "suites/radar/radar.h"
+
+namespace cb::radar {
+namespace {
+
+namespace h = cb::harness;
+namespace ref = cb::ref::radar;
+
+constexpr const char* kPaper = "Radar (Hao et al.)";
+constexpr int kResamples = 2000;
+
+std::string HashValues(const std::vector<double>& v) {
+  return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double)}).Hex();
+}
+std::string HashText(const std::string& s) { return h::Xxh3_128(s).Hex(); }
+
+h::Interval MeanCi(const std::vector<double>& x, uint64_t seed) {
+  return h::BootstrapCi(x, [](std::span<const double> s) { return h::Mean(s); }, 0.95, kResamples, seed);
+}
+
+double RelErr(const std::vector<double>& got, const std::vector<double>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
+  return std::sqrt(num / den);
+}
+
+std::string Fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[400];
+  std::snprintf(buf, sizeof buf, f, a, b, c, d);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------
+// R1: E_Omega[phi(q).phi(k)] = exp(q.k / sqrt d) with s+- = 0.
+
+h::Outcome Unbiased(h::ClaimContext& ctx) {
+  // D = 64 features per draw: unbiasedness holds feature by feature, D only
+  // divides the variance, and 2000 draws of a 64 x 1024 Omega cost 16x more.
+  const int d = 64, D = 64, pairs = 4;
+  const int draws = ctx.ByProfile(300, 2000, 5000);
+  // |q| = |k| = 0.5 sqrt d (the brief's variance-safe range).
+  std::vector<std::vector<double>> q(pairs), k(pairs);
+  std::vector<double> exact(pairs);
+  for (int p = 0; p < pairs; ++p) {
+    h::Rng rng(ctx.seed(), 100 + p);
+    for (auto* x : {&q[p], &k[p]}) {
+      x->resize(d);
+      double n2 = 0;
+      for (double& v : *x) {
+        v = rng.Normal();
+        n2 += v * v;
+      }
+      for (double& v : *x) v *= 0.5 * std::sqrt(double(d)) / std::sqrt(n2);
+    }
+    exact[p] = std::exp(std::inner_product(q[p].begin(), q[p].end(), k[p].begin(), 0.0) / std::sqrt(double(d)));
+  }
+  std::vector<std::vector<double>> est(pairs);
+  for (int r = 0; r < draws; ++r) {
+    const auto f = ref::MakeFeatureMap(d, D, ctx.seed(), 1000 + r);
+    for (int p = 0; p < pairs; ++p) {
+      const auto a = ref::Phi(f, q[p].data(), 0, 0), b = ref::Phi(f, k[p].data(), 0, 0);
+      est[p].push_back(std::inner_product(a.begin(), a.end(), b.begin(), 0.0));
+    }
+    if (r % 100 == 0) ctx.Progress(double(r) / draws);
+  }
+  double worst_z = 0;
+  for (int p = 0; p < pairs; ++p) {
+    const double mean = h::Mean(est[p]);
+    double var = 0;
+    for (double e : est[p]) var += (e - mean) * (e - mean);
+    const double se = std::sqrt(var / (draws - 1) / draws);
+    const double z = std::abs(mean - exact[p]) / se;
+    worst_z = std::max(worst_z, z);
+    ctx.Record({.case_name = "phi_unbiased",
+                .backend = "cpu",
+                .params = {{"d", d}, {"D", D}, {"draws", draws}, {"pair", p}},
+                .metric = "abs_error_in_standard_errors",
+                .unit = "se",
+                .direction = "lower",
+                .value = z,
+                .n = draws,
+                .input_hash = HashValues(exact),
+                .output_hash = HashValues({mean, se})});
+  }
+  h::Outcome o;
+  o.value = worst_z;
+  o.setting = Fmt("d = 64, D = 64, s+- = 0, %.0f Omega draws, 4 (q, k) pairs with |q| = |k| = 0.5 sqrt d", draws);
+  o.verdict = worst_z <= 4 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
+  if (draws < 2000) o.reason = "smoke profile: fewer draws than the claim's 2000";
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R2: needle recall. Per trial: a Gaussian cache with 2 planted needle spans
+// (alpha = 6, |q| = sqrt(d)/2: each needle key's weight rises ~e^3 = 20x);
+// needle segments = those whose exact mass is >= 10x the median segment's;
+// recall = share of them in Radar's top-k (fp32 CPU path), per D.
+
+struct RecallRow {
+  int D;
+  std::vector<double> hits;  // one 0/1 per needle segment, pooled
+};
+
+h::Outcome NeedleRecall(h::ClaimContext& ctx) {
+  const int d = 64, topk = 8;
+  const std::vector<int> Ds{64, 256, 1024};
+  const std::vector<int64_t> ts = ctx.ByProfile(std::vector<int64_t>{16384}, std::vector<int64_t>{16384, 65536},
+                                                std::vector<int64_t>{16384, 65536, 262144});
+  const int trials = ctx.ByProfile(2, 3, 12);
+  std::vector<RecallRow> rows;
+  for (int D : Ds) rows.push_back({D, {}});
+  std::string content;
+  int done = 0;
+  for (int64_t t : ts) {
+    for (int tr = 0; tr < trials; ++tr) {
+      const int64_t c_guess = static_cast<int64_t>(std::sqrt(double(t)) / 2);
+      cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 2, .needle_len = c_guess, .alpha = 6.0,
+                               .needle_lo = 1, .needle_hi = t - 1100};
+      const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() * 1000 + tr + 7 * t);
+      content += cb::gen::ContentHash(kv);
+      const std::vector<float> kf(kv.keys.begin(), kv.keys.end()), vf(kv.values.begin(), kv.values.end());
+      const std::vector<float> qf(kv.queries.begin(), kv.queries.begin() + d);
+      for (auto& row : rows) {
+        ref::Config cfg{.d = d, .D = row.D, .window = 1024, .aspect = 2, .topk = topk, .seed = ctx.seed() + tr};
+        Cache cache(h::Backend::kCpu, cfg);
+        cache.Append(kf.data(), vf.data(), t);
+        std::vector<float> out(d);
+        const auto spans = cache.Decode(qf.data(), out.data());
+        const int64_t c = cache.segment_len(), n_seg = cache.segments();
+        // Exact segment masses (the oracle), fp64.
+        std::vector<double> logit(static_cast<size_t>(n_seg * c));
+        for (int64_t i = 0; i < n_seg * c; ++i)
+          logit[i] = std::inner_product(kv.Query(0), kv.Query(0) + d, kv.Keys(0) + (1 + i) * d, 0.0) / std::sqrt(double(d));
+        const double mx = *std::max_element(logit.begin(), logit.end());
+        std::vector<double> mass(static_cast<size_t>(n_seg), 0.0);
+        for (int64_t i = 0; i < n_seg * c; ++i) mass[i / c] += std::exp(logit[i] - mx);
+        const double med = h::Median(mass);
+        for (int64_t j = 0; j < n_seg; ++j) {
+          if (mass[j] < 10 * med) continue;
+          const int64_t tok = 1 + j * c;
+          bool hit = false;
+          for (const auto& s : spans) hit |= tok >= s.first && tok < s.second;
+          row.hits.push_back(hit ? 1.0 : 0.0);
+        }
+      }
+      ctx.Progress(double(++done) / (ts.size() * trials));
+    }
+  }
+  const std::string input = HashText(content);
+  std::vector<double> means, ses;
+  for (const auto& row : rows) {
+    const double m = row.hits.empty() ? 0 : h::Mean(row.hits);
+    const double se = row.hits.size() > 1 ? std::sqrt(m * (1 - m) / row.hits.size()) : 0;
+    means.push_back(m), ses.push_back(se);
+    const auto ci = row.hits.empty() ? h::Interval{0, 0} : MeanCi(row.hits, ctx.seed());
+    ctx.Record({.case_name = "needle_recall",
+                .backend = "cpu",
+                .params = {{"d", d}, {"D", row.D}, {"topk", topk}, {"trials", trials}, {"t_max", ts.back()}},
+                .metric = "recall",
+                .unit = "fraction",
+                .direction = "higher",
+                .value = m,
+                .ci_low = ci.low,
+                .ci_high = ci.high,
+                .n = static_cast<int64_t>(row.hits.size()),
+                .input_hash = input,
+                .output_hash = HashValues(row.hits)});
+  }
+  bool monotone = true;
+  for (size_t i = 1; i < means.size(); ++i)
+    monotone &= means[i] >= means[i - 1] - 2 * std::hypot(ses[i], ses[i - 1]);
+  const auto ci = rows.back().hits.empty() ? h::Interval{0, 0} : MeanCi(rows.back().hits, ctx.seed());
+  h::Outcome o;
+  o.value = means.back();
+  o.ci_low = ci.low, o.ci_high = ci.high;
+  o.setting = Fmt("d = 64, D in {64, 256, 1024 = 16d}, topk 8, a = 2, w = 1024, t up to %.0f, %.0f trials per t, "
+                  "2 needles (alpha 6), needle segments = mass >= 10x median",
+                  double(ts.back()), trials);
+  if (rows.back().hits.empty()) {
+    o.verdict = h::Verdict::kInconclusive;
+    o.reason = "no segment reached 10x the median mass";
+    return o;
+  }
+  const auto v = h::AtLeast(ci.low, ci.high, 0.95);
+  o.verdict = !monotone ? h::Verdict::kNotReproduced : v;
+  o.reason = Fmt("recall at D = 64, 256, 1024: %.3f, %.3f, %.3f", means[0], means[1], means[2]) +
+             (monotone ? "; non-decreasing in D within 2 SE" : "; DECREASES in D beyond 2 SE");
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R3: exact fallback, fp32 CPU path vs fp64 dense.
+
+h::Outcome ExactFallback(h::ClaimContext& ctx) {
+  const int d = 64;
+  const int trials = ctx.ByProfile(1, 3, 10);
+  double worst = 0, worst_ref = 0;
+  std::string content;
+  for (int tr = 0; tr < trials; ++tr) {
+    cb::gen::KvCacheParams p{.t = 4162, .d = d, .needles = 2, .needle_len = 32, .alpha = 4.0};
+    const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() + 31 * tr);
+    content += cb::gen::ContentHash(kv);
+    std::vector<double> dense(d), rout(d);
+    const std::vector<float> kf(kv.keys.begin(), kv.keys.end()), vf(kv.values.begin(), kv.values.end());
+    const std::vector<float> qf(kv.queries.begin(), kv.queries.end());
+    // (a) below the threshold: topk 200, a = 2 -> (100)^2 > n = 4030;
+    // (b) topk mode, built: n = 4096, c = 32, 128 segments, topk 128;
+    // (c) budget mode, built: n = 4040 > B, c = 31, 130 segments, B = 4030.
+    struct Case {
+      int64_t t;
+      ref::Config cfg;
+    };
+    for (const Case& cs : {Case{4096, {.d = d, .window = 64, .aspect = 2, .topk = 200}},
+                           Case{4162, {.d = d, .window = 64, .aspect = 2, .topk = 128}},
+                           Case{4106, {.d = d, .window = 64, .aspect = 2, .budget = 4030}}}) {
+      const ref::Config& cfg = cs.cfg;
+      const int64_t tt = cs.t;
+      ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), tt, d, dense.data());
+      Cache cache(h::Backend::kCpu, cfg);
+      cache.Append(kf.data(), vf.data(), tt);
+      std::vector<float> out(d);
+      cache.Decode(qf.data(), out.data());
+      if (!cache.counters().exact || (cfg.topk != 200 && cache.segments() == 0)) {
+        h::Outcome o;
+        o.verdict = h::Verdict::kNotReproduced;
+        o.reason = "a fallback case did not attend every token or was not built";
+        return o;
+      }
+      for (int i = 0; i < d; ++i) worst = std::max(worst, std::abs(double(out[i]) - dense[i]));
+      ref::Cache rc(cfg);
+      rc.Append(kv.Keys(0), kv.Values(0), tt);
+      rc.Decode(kv.Query(0), rout.data());
+      for (int i = 0; i < d; ++i) worst_ref = std::max(worst_ref, std::abs(rout[i] - dense[i]));
+    }
+  }
+  ctx.Record({.case_name = "exact_fallback",
+              .backend = "cpu",
+              .params = {{"d", d}, {"t", 4162}, {"trials", trials}, {"precision", "fp32"}},
+              .metric = "max_abs_error_vs_fp64_dense",
+              .unit = "abs",
+              .direction = "lower",
+              .value = worst,
+              .n = trials,
+              .input_hash = HashText(content),
+              .output_hash = HashValues({worst})});
+  ctx.Record({.case_name = "exact_fallback",
+              .backend = "cpu",
+              .params = {{"d", d}, {"t", 4162}, {"trials", trials}, {"precision", "fp64"}},
+              .metric = "max_abs_error_vs_fp64_dense",
+              .unit = "abs",
+              .direction = "lower",
+              .value = worst_ref,
+              .n = trials,
+              .input_hash = HashText(content),
+              .output_hash = HashValues({worst_ref})});
+  h::Outcome o;
+  o.value = worst;
+  o.setting = "t ~ 4096, d = 64: below the threshold, topk = #segments, budget covering every segment; fp32 CPU path vs fp64 dense";
+  o.verdict = worst <= 1e-5 && worst_ref <= 1e-12 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
+  o.reason = Fmt("fp32 max |err| %.3g, fp64 reference max |err| %.3g", worst, worst_ref);
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R4: error at equal budget (fp64 reference, budget mode).
+
+h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
+  const int d = 32, D = 16 * d, w = 32, budget = 256;
+  const int64_t t = 4096;
+  const int trials = ctx.ByProfile(2, 5, 40);
+  const std::vector<ref::Selection> modes{ref::Selection::kRadar, ref::Selection::kOracle, ref::Selection::kRandom,
+                                          ref::Selection::kLast};
+  std::vector<std::vector<double>> err(modes.size() + 1);  // + streaming
+  const std::vector<int> ks{1, 4, 16};
+  std::vector<std::vector<double>> err_k(ks.size());
+  std::vector<double> err_all;
+  std::string content;
+  for (int tr = 0; tr < trials; ++tr) {
+    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = 6.0, .needle_lo = 1,
+                             .needle_hi = t - 200};
+    const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() * 7919 + tr);
+    content += cb::gen::ContentHash(kv);
+    std::vector<double> dense(d), out(d);
+    ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, dense.data());
+    for (size_t m = 0; m < modes.size(); ++m) {
+      ref::Cache cache({.d = d, .D = D, .window = w, .aspect = 2, .budget = budget, .selection = modes[m],
+                        .seed = ctx.seed() + tr});
+      cache.Append(kv.Keys(0), kv.Values(0), t);
+      cache.Decode(kv.Query(0), out.data());
+      err[m].push_back(RelErr(out, dense));
+    }
+    ref::StreamingDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, 1, w + 1 + budget, out.data());
+    err.back().push_back(RelErr(out, dense));
+    int64_t n_seg = 0;
+    for (size_t i = 0; i < ks.size(); ++i) {
+      ref::Cache cache({.d = d, .D = D, .window = w, .aspect = 2, .topk = ks[i], .seed = ctx.seed() + tr});
+      cache.Append(kv.Keys(0), kv.Values(0), t);
+      cache.Decode(kv.Query(0), out.data());
+      err_k[i].push_back(RelErr(out, dense));
+      n_seg = cache.segments();
+    }
+    ref::Cache all({.d = d, .D = D, .window = w, .aspect = 2, .topk = static_cast<int>(n_seg), .seed = 1});
+    all.Append(kv.Keys(0), kv.Values(0), t);
+    all.Decode(kv.Query(0), out.data());
+    err_all.push_back(RelErr(out, dense));
+    ctx.Progress(double(tr + 1) / trials);
+  }
+  const std::string input = HashText(content);
+  const char* names[] = {"radar", "oracle", "random", "last", "streaming"};
+  for (size_t m = 0; m < err.size(); ++m) {
+    const auto ci = MeanCi(err[m], ctx.seed());
+    ctx.Record({.case_name = std::string("error_at_budget_") + names[m],
+                .backend = "cpu",
+                .params = {{"d", d}, {"D", D}, {"t", t}, {"budget", budget}, {"window", w}, {"trials", trials}},
+                .metric = "relative_output_error",
+                .unit = "fraction",
+                .direction = "lower",
+                .value = h::Mean(err[m]),
+                .ci_low = ci.low,
+                .ci_high = ci.high,
+                .n = trials,
+                .input_hash = input,
+                .output_hash = HashValues(err[m])});
+  }
+  std::vector<double> kx, ky, k_means;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    k_means.push_back(h::Mean(err_k[i]));
+    for (double e : err_k[i]) kx.push_back(ks[i]), ky.push_back(e);
+    ctx.Record({.case_name = "error_vs_topk",
+                .backend = "cpu",
+                .params = {{"d", d}, {"D", D}, {"t", t}, {"topk", ks[i]}, {"trials", trials}},
+                .metric = "relative_output_error",
+                .unit = "fraction",
+                .direction = "lower",
+                .value = k_means.back(),
+                .n = trials,
+                .input_hash = input,
+                .output_hash = HashValues(err_k[i])});
+  }
+  const double worst_all = *std::max_element(err_all.begin(), err_all.end());
+  // Paired differences radar - baseline per trial; CI must lie wholly <= 0.
+  h::Verdict v = h::Verdict::kReproduced;
+  std::string why;
+  double worst_hi = -1e300;
+  for (size_t m : {size_t{2}, size_t{3}, size_t{4}}) {
+    std::vector<double> diff;
+    for (int tr = 0; tr < trials; ++tr) diff.push_back(err[0][tr] - err[m][tr]);
+    const auto ci = MeanCi(diff, ctx.seed() + m);
+    worst_hi = std::max(worst_hi, ci.high);
+    const auto vm = h::AtMost(ci.low, ci.high, 0.0);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "radar - %s: mean %.3g [%.3g, %.3g]; ", names[m], h::Mean(diff), ci.low, ci.high);
+    why += buf;
+    if (vm == h::Verdict::kNotReproduced) v = vm;
+    else if (vm == h::Verdict::kInconclusive && v == h::Verdict::kReproduced) v = vm;
+  }
+  const double rho = h::SpearmanRho(kx, ky);
+  why += Fmt("Spearman(k, error) = %.3f; error at k = #segments: %.3g", rho, worst_all);
+  if (rho >= 0 || worst_all > 1e-12) v = h::Verdict::kNotReproduced;
+  h::Outcome o;
+  o.value = worst_hi;
+  o.setting = "fp64 reference, t = 4096, d = 32, D = 512, a = 2, w = 32, budget 256 (StreamingLLM: window w + 1 + B), "
+              "4 needles of 32 keys (alpha 6, as R2: needle keys weigh ~e^3 more); relative L2 error vs dense; k in {1, 4, 16}";
+  o.verdict = v;
+  o.reason = why;
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R5: operation-count exponents over t in [2^12, 2^18] (fp64 reference,
+// counters from its real decode path).
+
+h::Outcome Scaling(h::ClaimContext& ctx) {
+  const int d = 16, D = 16 * d, w = 64, topk = 8;
+  const int max_log = ctx.ByProfile(15, 18, 18);
+  std::vector<double> ts, radar_macs, dense_macs, radar_secs, dense_secs;
+  bool bounded = true;
+  std::string content;
+  for (int lg = 12; lg <= max_log; ++lg) {
+    const int64_t t = int64_t{1} << lg;
+    cb::gen::KvCacheParams p{.t = t, .d = d};
+    const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() + lg);
+    content += cb::gen::ContentHash(kv);
+    ref::Cache cache({.d = d, .D = D, .window = w, .aspect = 2, .topk = topk, .seed = ctx.seed()});
+    cache.Append(kv.Keys(0), kv.Values(0), t);
+    std::vector<double> out(d);
+    cache.Decode(kv.Query(0), out.data());  // builds
+    const auto& ct = cache.counters();
+    ts.push_back(double(t));
+    radar_macs.push_back(double(ct.decode_macs));
+    bounded &= ct.attended <= uint64_t(1 + topk * ct.segment_len + ct.segment_len + w + 1);
+    dense_macs.push_back(double(ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, out.data())));
+    const h::TimingOptions opt{.warmup = 0, .repetitions = 3, .min_batch_seconds = 0.005, .seed = ctx.seed()};
+    radar_secs.push_back(h::MeasureCpu([&] { cache.Decode(kv.Query(0), out.data()); }, opt).summary.median);
+    dense_secs.push_back(h::MeasureCpu([&] { ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, out.data()); }, opt).summary.median);
+    ctx.Record({.case_name = "decode_macs",
+                .backend = "cpu",
+                .params = {{"t", t}, {"d", d}, {"D", D}, {"method", "radar"}, {"topk", topk}, {"window", w}},
+                .metric = "macs_per_step",
+                .unit = "macs",
+                .direction = "lower",
+                .value = radar_macs.back(),
+                .input_hash = cb::gen::ContentHash(kv),
+                .output_hash = HashValues({radar_macs.back(), double(ct.attended), double(ct.segment_len)})});
+    ctx.Record({.case_name = "decode_macs",
+                .backend = "cpu",
+                .params = {{"t", t}, {"d", d}, {"method", "dense"}},
+                .metric = "macs_per_step",
+                .unit = "macs",
+                .direction = "lower",
+                .value = dense_macs.back(),
+                .input_hash = cb::gen::ContentHash(kv),
+                .output_hash = HashValues({dense_macs.back()})});
+    ctx.Progress(double(lg - 11) / (max_log - 11));
+  }
+  const auto fr = h::FitPowerLaw(ts, radar_macs, ctx.seed());
+  const auto fd = h::FitPowerLaw(ts, dense_macs, ctx.seed());
+  const auto wr = h::FitPowerLaw(ts, radar_secs, ctx.seed());
+  const auto wd = h::FitPowerLaw(ts, dense_secs, ctx.seed());
+  const std::string input = HashText(content);
+  auto record = [&](const char* name, const char* metric, const h::PowerFit& f, const std::vector<double>& y) {
+    ctx.Record({.case_name = std::string("exponent_") + name,
+                .backend = "cpu",
+                .params = {{"t_min", 4096}, {"t_max", ts.back()}, {"d", d}, {"D", D}},
+                .metric = metric,
+                .unit = "exponent",
+                .value = f.exponent,
+                .ci_low = f.exponent_ci.low,
+                .ci_high = f.exponent_ci.high,
+                .n = static_cast<int64_t>(ts.size()),
+                .input_hash = input,
+                .output_hash = std::string(metric) == "wall_time_exponent" ? "" : HashValues(y)});
+  };
+  record("radar", "macs_exponent", fr, radar_macs);
+  record("dense", "macs_exponent", fd, dense_macs);
+  record("radar", "wall_time_exponent", wr, radar_secs);
+  record("dense", "wall_time_exponent", wd, dense_secs);
+  // Rebuild count over a token-by-token run from the threshold (small d).
+  const int64_t t_end = ctx.ByProfile(4096, 16384, 65536);
+  ref::Config small{.d = 4, .D = 16, .window = 8, .aspect = 2, .topk = 8, .seed = ctx.seed()};
+  ref::Cache grow(small);
+  h::Rng rng(ctx.seed(), 77);
+  std::vector<double> kv(4), out(4);
+  for (int64_t i = 0; i < t_end; ++i) {
+    for (double& x : kv) x = rng.Normal();
+    grow.Append(kv.data(), kv.data(), 1);
+    grow.Decode(kv.data(), out.data());
+  }
+  const double n_end = double(t_end - 1 - 8 - 1), t0 = 16.0;  // threshold (topk / a)^2
+  const double predicted = std::log2(n_end / t0) + 1;
+  ctx.Record({.case_name = "rebuilds",
+              .backend = "cpu",
+              .params = {{"t_end", t_end}, {"topk", 8}, {"aspect", 2}, {"predicted", predicted}},
+              .metric = "rebuild_count",
+              .unit = "count",
+              .value = double(grow.counters().rebuilds),
+              .output_hash = HashValues({double(grow.counters().rebuilds)})});
+  h::Outcome o;
+  o.value = fr.exponent;
+  o.ci_low = fr.exponent_ci.low, o.ci_high = fr.exponent_ci.high;
+  o.setting = Fmt("fp64 reference counters, t = 2^12..2^%.0f, d = 16, D = 256, topk 8, a = 2, w = 64", max_log);
+  const auto vr = h::Within(fr.exponent_ci.low, fr.exponent_ci.high, 0.4, 0.6);
+  const auto vd = h::Within(fd.exponent_ci.low, fd.exponent_ci.high, 0.95, 1.05);
+  // The rebuild count is recorded, not gated (the R5 does not list
+  // it): while floor(sqrt(n)/a) <= 2 the rule rebuilds on consecutive steps.
+  o.verdict = vr;
+  if (vd == h::Verdict::kNotReproduced || !bounded) o.verdict = h::Verdict::kNotReproduced;
+  else if (vd == h::Verdict::kInconclusive && vr == h::Verdict::kReproduced) o.verdict = vd;
+  o.reason = Fmt("dense MAC exponent %.3f; wall-time exponents radar %.2f, dense %.2f; ", fd.exponent, wr.exponent,
+                 wd.exponent) +
+             Fmt("rebuilds %.0f vs log2(t_end/t0)+1 = %.2f; attended <= sink + (k+1) c + w + 1: ",
+                 double(grow.counters().rebuilds), predicted) +
+             (bounded ? "yes" : "NO");
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R6: paired wall-time speedup per decode step, fp32 fast paths.
+
+h::Outcome Speedup(h::ClaimContext& ctx) {
+  const int d = 128;
+  const std::vector<int> logs = ctx.ByProfile(std::vector<int>{12, 14}, std::vector<int>{10, 12, 14, 16, 18},
+                                              std::vector<int>{10, 12, 14, 16, 18});
+  const ref::Config cfg{.d = d, .window = 1024, .aspect = 2, .budget = 1024, .seed = ctx.seed()};
+  const double predicted_break_even = std::pow(cfg.aspect * 16, 2);  // (a D / d)^2
+  std::vector<std::pair<double, h::PairedRatio>> ratios;
+  h::Outcome o;
+  double break_even = -1;
+  for (auto backend : ctx.backends()) {
+    for (size_t li = 0; li < logs.size(); ++li) {
+      const int lg = logs[li];
+      const int64_t t = int64_t{1} << lg;
+      // fp32 Gaussian K, V straight from Philox (a 2^18 x 128 fp64 cache would
+      // cost 0.5 GiB for nothing: this claim times, it does not check values
+      // beyond the correctness gate below).
+      std::vector<float> k(static_cast<size_t>(t) * d), v(k.size()), q(d);
+      h::Rng rng(ctx.seed(), 500 + lg);
+      for (float& x : k) x = static_cast<float>(rng.Normal());
+      for (float& x : v) x = static_cast<float>(rng.Normal());
+      for (float& x : q) x = static_cast<float>(0.5 * rng.Normal());
+      Cache cache(backend, cfg);
+      cache.Append(k.data(), v.data(), t);
+      std::vector<float> out_r(d), out_d(d);
+      const auto spans = cache.Decode(q.data(), out_r.data());  // builds
+      cache.DecodeDense(q.data(), out_d.data());
+      // Correctness gate: Radar's output vs fp64 attention over its own
+      // selection, dense vs fp64 dense.
+      std::vector<int64_t> sel;
+      for (const auto& [a, b] : spans)
+        for (int64_t i = a; i < b; ++i) sel.push_back(i);
+      auto check = [&](const std::vector<int64_t>& tok, const std::vector<float>& got) {
+        std::vector<double> want(d);
+        double acc = 0;
+        std::vector<double> qd(q.begin(), q.end());
+        // fp64 attention straight from the fp32 arrays.
+        std::vector<double> logit(tok.size());
+        for (size_t i = 0; i < tok.size(); ++i) {
+          double s = 0;
+          for (int j = 0; j < d; ++j) s += qd[j] * k[tok[i] * d + j];
+          logit[i] = s / std::sqrt(double(d));
+        }
+        const double mx = *std::max_element(logit.begin(), logit.end());
+        for (double& l : logit) acc += (l = std::exp(l - mx));
+        for (size_t i = 0; i < tok.size(); ++i)
+          for (int j = 0; j < d; ++j) want[j] += logit[i] / acc * v[tok[i] * d + j];
+        double worst = 0;
+        for (int j = 0; j < d; ++j) worst = std::max(worst, std::abs(got[j] - want[j]) / (1e-4 + std::abs(want[j])));
+        return worst <= 1e-3;
+      };
+      std::vector<int64_t> all(static_cast<size_t>(t));
+      std::iota(all.begin(), all.end(), int64_t{0});
+      if (!check(sel, out_r) || !check(all, out_d)) {
+        o.verdict = h::Verdict::kNotReproduced;
+        o.reason = "an output failed its correctness gate at t = 2^" + std::to_string(lg);
+        return o;
+      }
+      const h::TimingOptions opt{.warmup = 1, .repetitions = ctx.ByProfile(3, 7, 15), .min_batch_seconds = 0.02,
+                                 .seed = ctx.seed(), .threads = 2};
+      const auto pr = h::MeasurePaired([&] { cache.DecodeDense(q.data(), out_d.data()); },
+                                       [&] { cache.Decode(q.data(), out_r.data()); }, opt);
+      h::Result row;
+      row.case_name = "speedup_dense_over_radar";
+      row.backend = h::BackendName(backend);
+      row.params = {{"t", t}, {"d", d}, {"budget", cfg.budget}, {"window", cfg.window}, {"aspect", cfg.aspect}};
+      row.metric = "time_ratio";
+      row.unit = "ratio";
+      row.direction = "higher";
+      row.value = pr.median;
+      row.ci_low = pr.ci.low;
+      row.ci_high = pr.ci.high;
+      row.n = static_cast<int64_t>(pr.ratios.size());
+      row.samples = pr.ratios;
+      row.threads = 2;
+      ctx.Record(row);
+      if (backend == h::Backend::kCpu) {
+        ratios.push_back({double(t), pr});
+        if (break_even < 0 && pr.ci.low > 1) break_even = double(t);
+      }
+      ctx.Progress(double(li + 1) / logs.size());
+    }
+  }
+  ctx.Record({.case_name = "break_even_t",
+              .backend = "cpu",
+              .params = {{"d", d}, {"predicted", predicted_break_even}},
+              .metric = "smallest_t_with_speedup_ci_above_1",
+              .unit = "tokens",
+              .value = break_even});
+  if (ratios.empty()) {
+    o.verdict = h::Verdict::kUnmeasurable;
+    o.reason = "the CPU backend was not selected";
+    return o;
+  }
+  const auto& last = ratios.back().second;
+  o.value = last.median;
+  o.ci_low = last.ci.low, o.ci_high = last.ci.high;
+  o.setting = Fmt("CPU fp32, 2 threads, d = 128, D = 2048, a = 2, w = 1024, budget 1024, t = 2^%.0f; break-even "
+                  "(CI > 1) at t = %.0f vs predicted (aD/d)^2 = %.0f",
+                  std::log2(ratios.back().first), break_even, predicted_break_even);
+  o.verdict = h::AtLeast(last.ci.low, last.ci.high, 5.0);
+  o.reason = "criterion: speedup >= 5x at t = 2^18";
+  if (ratios.back().first < double(int64_t{1} << 18)) {
+    o.verdict = h::Verdict::kInconclusive;
+    o.reason = "this profile stops below t = 2^18, where the criterion is set (run --profile quick)";
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// R7: LongBench.
+
+h::Outcome LongBench(h::ClaimContext&) {
+  h::Outcome o;
+  o.verdict = h::Verdict::kUnmeasurable;
+  o.reason = "needs a real LLM (the paper's figure does not name it) and the LongBench tasks; no model "
+             "runs in this harness, so only the mechanism claims R1-R6 are checked";
+  o.setting = "no model";
+  return o;
+}
+
+CB_REGISTER_CLAIM(kUnbiased,
+                  {.id = "radar.R1",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "§3, random features (code: radar_cache.py)",
+                   .statement = "phi(q).phi(k) is an unbiased estimator of exp(q.k / sqrt d) over Omega",
+                   .paper_value = "E[phi(q).phi(k)] = exp(q.k / sqrt d) (by construction, s+- = 0)",
+                   .paper_setting = "D = 16 d",
+                   .metric = "max over pairs of |mean - exact| in standard errors",
+                   .criterion = "<= 4 SE over >= 2000 draws of Omega"},
+                  Unbiased);
+
+CB_REGISTER_CLAIM(kRecall,
+                  {.id = "radar.R2",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "§4, theorem (top segments recovered w.h.p.)",
+                   .statement = "Radar's top-k contains the segments whose attention mass is >= 10x the "
+                                "median's; recall does not fall as D grows",
+                   .paper_value = "high-probability recovery (theorem)",
+                   .paper_setting = "-",
+                   .metric = "needle-segment recall at D = 16 d [bootstrap 95% CI]",
+                   .criterion = "CI >= 0.95, and recall non-decreasing in D within 2 SE"},
+                  NeedleRecall);
+
+CB_REGISTER_CLAIM(kFallback,
+                  {.id = "radar.R3",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "code: Manager.reorganize / search",
+                   .statement = "below the threshold, or when k covers every segment, Radar equals dense attention",
+                   .paper_value = "exact (by construction)",
+                   .paper_setting = "-",
+                   .metric = "max |Radar fp32 - dense fp64|",
+                   .criterion = "<= 1e-5 (fp32 path), <= 1e-12 (fp64 reference)"},
+                  ExactFallback);
+
+CB_REGISTER_CLAIM(kErrors,
+                  {.id = "radar.R4",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "§5, ablations",
+                   .statement = "at equal budget Radar's output error is <= StreamingLLM's and <= random/last "
+                                "selection's, and it falls as k grows, to 0 at k = #segments",
+                   .paper_value = "Radar beats StreamingLLM and the ablations (LongBench, PG-19)",
+                   .paper_setting = "real LLMs",
+                   .metric = "largest upper CI bound of mean(err_radar - err_baseline)",
+                   .criterion = "each paired-difference CI <= 0; Spearman(k, err) < 0; err(k = #seg) <= 1e-12"},
+                  ErrorVsBaselines);
+
+CB_REGISTER_CLAIM(kScaling,
+                  {.id = "radar.R5",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "§3, complexity",
+                   .statement = "the per-step cost is O(sqrt t) for Radar and O(t) for dense attention",
+                   .paper_value = "O(sqrt t) per step, O(t^1.5) total",
+                   .paper_setting = "-",
+                   .metric = "log-log exponent of decode MACs over t [bootstrap 95% CI]",
+                   .criterion = "Radar CI in [0.4, 0.6], dense CI in [0.95, 1.05], attended <= sink + (k+1)c + w + 1 "
+                                "(rebuild count vs log2(t_end/t0) + 1 recorded beside)"},
+                  Scaling);
+
+CB_REGISTER_CLAIM(kSpeedup,
+                  {.id = "radar.R6",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "§5, latency",
+                   .statement = "a Radar decode step is faster than a dense one at long context",
+                   .paper_value = "lower per-token latency than dense at long contexts (PG-19, Llama-3-8B)",
+                   .paper_setting = "GPU, Meta-Llama-3-8B",
+                   .metric = "paired median time ratio dense / Radar per step at the largest t [95% CI]",
+                   .criterion = "CI >= 5 at t = 2^18 (our performance target)"},
+                  Speedup);
+
+CB_REGISTER_CLAIM(kLongBench,
+                  {.id = "radar.R7",
+                   .suite = "radar",
+                   .paper = kPaper,
+                   .section = "README figure, LongBench",
+                   .statement = "Radar keeps LongBench quality close to full context at small budgets",
+                   .paper_value = "16-task average 32.93 (budget 1024), 33.07 (2048); full 33.18; "
+                                  "StreamingLLM 29.63 / 31.08; H2O 31.61 / 32.63; SnapKV 32.41 / 32.83",
+                   .paper_setting = "unnamed LLM, residual 32, aspect 4, bf16, greedy",
+                   .metric = "-",
+                   .criterion = "needs a real LLM"},
+                  LongBench);
+
+}  // namespace
+}  // namespace cb::radar
