@@ -232,9 +232,27 @@ void LedgerReporter::Finalize() {
   }
 }
 
+namespace {
+constexpr char kUnavailable[] = "unavailable: ";
+}  // namespace
+
+bool SkipUnlessAvailable(benchmark::State& state, cb::harness::Backend backend) {
+  const auto status = cb::harness::Availability(backend);
+  if (!status.ok) state.SkipWithError((kUnavailable + status.reason).c_str());
+  return !status.ok;
+}
+
 void LedgerReporter::Write(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
+  const auto& reps = it->second.reps;
+  if (!reps.empty() && reps.front().error_occurred &&
+      reps.front().error_message.rfind(kUnavailable, 0) == 0) {
+    ++skipped_;  // a backend this machine lacks: no row, not an error
+    pending_.erase(it);
+    written_.insert(key);
+    return;
+  }
   std::vector<Result> rows = BenchmarkResults(it->second.reps, seed_);
   AddCeilingFractions(ceilings_, &rows);
   pending_.erase(it);

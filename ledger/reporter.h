@@ -47,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/backend.h"
 #include "ledger/ledger.h"
 
 namespace cb::ledger {
@@ -69,6 +70,14 @@ std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporte
 // ceiling, or whose ceiling has another unit, get none.
 void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>* rows);
 
+// SkipUnlessAvailable()
+//
+// For a benchmark of one backend: when `backend` cannot run here, skips
+// `state` with "unavailable: <reason>" and returns true. The reporter records
+// no row for such a benchmark and does not count it as an error, so
+// `claimbench bench` on a machine without a GPU completes.
+bool SkipUnlessAvailable(benchmark::State& state, cb::harness::Backend backend);
+
 class LedgerReporter : public benchmark::BenchmarkReporter {
  public:
   // REQUIRES: `ledger` and `display` (when not null) outlive the reporter;
@@ -86,6 +95,8 @@ class LedgerReporter : public benchmark::BenchmarkReporter {
 
   // Benchmarks recorded with metric "error" so far.
   int errors() const { return errors_; }
+  // Benchmarks skipped because their backend is unavailable here.
+  int skipped() const { return skipped_; }
   // Result rows written so far.
   int64_t rows_written() const { return rows_written_; }
 
@@ -106,6 +117,7 @@ class LedgerReporter : public benchmark::BenchmarkReporter {
   std::vector<Ceiling> ceilings_;
   int errors_ = 0;
   int64_t rows_written_ = 0;
+  int skipped_ = 0;
 };
 
 }  // namespace cb::ledger

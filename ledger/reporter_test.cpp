@@ -93,6 +93,29 @@ TEST(ReporterTest, ErroredBenchmarkIsOneErrorRow) {
   EXPECT_EQ(rows[0].params["error"], "out of memory");
 }
 
+// A benchmark whose backend this machine lacks (SkipUnlessAvailable) leaves
+// no row and is no error; any other error is one error row.
+TEST(ReporterTest, UnavailableBackendIsSkippedNotAnError) {
+  TempDir dir;
+  Ledger ledger = Ledger::Open(dir.File("r.db"));
+  const int64_t run = ledger.BeginRun(testutil::SampleMeta());
+  LedgerReporter reporter(ledger, run);
+  BmRun skipped = Repetition(1000, 0, 1);
+  skipped.error_occurred = true;
+  skipped.error_message = "unavailable: no GPU";
+  reporter.ReportRuns({skipped});
+  EXPECT_EQ(ledger.GetRun(run).results, 0);
+  EXPECT_EQ(reporter.skipped(), 1);
+  EXPECT_EQ(reporter.errors(), 0);
+  BmRun failed = Repetition(1000, 0, 1);
+  failed.run_name.function_name = "BM_Harness/other/cpu";
+  failed.error_occurred = true;
+  failed.error_message = "out of memory";
+  reporter.ReportRuns({failed});
+  EXPECT_EQ(ledger.GetRun(run).results, 1);
+  EXPECT_EQ(reporter.errors(), 1);
+}
+
 TEST(ReporterTest, AggregatesAreIgnoredAndRowsWrittenWhenRepetitionsAreIn) {
   TempDir dir;
   Ledger ledger = Ledger::Open(dir.File("r.db"));

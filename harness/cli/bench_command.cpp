@@ -118,6 +118,10 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   ledger.FinishRun(run_id, reporter.errors() > 0 ? cb::ledger::RunStatus::kFailed
                                                  : cb::ledger::RunStatus::kComplete);
   const auto summary = ledger.GetRun(run_id);
+  if (reporter.skipped() > 0) {
+    std::printf("skipped %d benchmarks whose backend is unavailable here (see `claimbench list`)\n",
+                reporter.skipped());
+  }
   std::printf("recorded %zu benchmarks in run %lld (%s), run_hash %s, ledger %s\n", ran,
               static_cast<long long>(run_id), summary.status.c_str(), summary.run_hash.c_str(),
               ledger.path().c_str());

@@ -17,6 +17,7 @@
 
 #include "harness/backend.h"
 #include "harness/random.h"
+#include "ledger/reporter.h"
 #include "reference/docs.h"
 #include "suites/docs/docs.h"
 
@@ -70,16 +71,10 @@ BENCHMARK(DocsReferenceBench)
     ->UseRealTime();
 
 #if CB_HAVE_CUDA
-bool SkipWithoutGpu(benchmark::State& state) {
-  const auto status = h::Availability(h::Backend::kCuda);
-  if (!status.ok) state.SkipWithError(("cuda unavailable: " + status.reason).c_str());
-  return !status.ok;
-}
-
 // Device work only (inputs resident, L2 flushed before each call): what is
 // compared with the cuBLAS SGEMM ceiling.
 void DocsCudaBench(benchmark::State& state) {
-  if (SkipWithoutGpu(state)) return;
+  if (cb::ledger::SkipUnlessAvailable(state, h::Backend::kCuda)) return;
   const int64_t n = state.range(0);
   const auto x = RandomSquare(n, 1), y = RandomSquare(n, 2);
   CudaDocsProblem problem({x.data(), n, n, "X"}, {y.data(), n, n, "Y"});
@@ -96,7 +91,7 @@ BENCHMARK(DocsCudaBench)
 
 // End to end from host memory: uploads, device work, maxima back, Gumbel fits.
 void DocsCudaEndToEndBench(benchmark::State& state) {
-  if (SkipWithoutGpu(state)) return;
+  if (cb::ledger::SkipUnlessAvailable(state, h::Backend::kCuda)) return;
   const int64_t n = state.range(0);
   const auto x = RandomSquare(n, 1), y = RandomSquare(n, 2);
   for (auto _ : state) {

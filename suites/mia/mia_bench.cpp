@@ -24,6 +24,7 @@
 #include "generators/corpora.h"
 #include "harness/backend.h"
 #include "harness/random.h"
+#include "ledger/reporter.h"
 #include "reference/lm/kn_lm.h"
 #include "suites/mia/score_kernel.h"
 
@@ -157,10 +158,7 @@ BENCHMARK(Copy)->Name("mia/copy")->Arg(131072)->Unit(benchmark::kMillisecond);
 
 void ScoreCuda(benchmark::State& state, LogitType type) {
 #if CB_HAVE_CUDA
-  if (!cb::harness::Availability(cb::harness::Backend::kCuda).ok) {
-    state.SkipWithError("cuda unavailable");
-    return;
-  }
+  if (cb::ledger::SkipUnlessAvailable(state, cb::harness::Backend::kCuda)) return;
   const int64_t vocab = state.range(0), rows = 512;
   const size_t elem = type == LogitType::kF32 ? 4 : 2, bytes = size_t(rows * vocab) * elem;
   void* d_logits = nullptr;

@@ -21,6 +21,7 @@
 
 #include "harness/backend.h"
 #include "harness/random.h"
+#include "ledger/reporter.h"
 #include "reference/pf/pf.h"
 #include "suites/pf/pf.h"
 
@@ -81,10 +82,7 @@ BENCHMARK(DetectCpuBench)->Name("pf/cpu/detect_pf")->Arg(256)->Arg(65536)->UseRe
 
 #if CB_HAVE_CUDA
 void SampleCudaBench(benchmark::State& state) {
-  if (!h::Availability(h::Backend::kCuda).ok) {
-    state.SkipWithError(("cuda unavailable: " + h::Availability(h::Backend::kCuda).reason).c_str());
-    return;
-  }
+  if (cb::ledger::SkipUnlessAvailable(state, h::Backend::kCuda)) return;
   const int64_t v = state.range(0), batch = 64;
   const auto x = Logits(batch, v);
   for (auto _ : state) {

@@ -20,6 +20,7 @@
 
 #include "harness/backend.h"
 #include "harness/random.h"
+#include "ledger/reporter.h"
 #include "reference/radar.h"
 #include "suites/radar/radar.h"
 
@@ -63,11 +64,7 @@ BENCHMARK(DenseCpuBench)->Name("radar/cpu/dense")->RangeMultiplier(4)->Range(1 <
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void RadarBench(benchmark::State& state, h::Backend backend) {
-  const auto status = h::Availability(backend);
-  if (!status.ok) {
-    state.SkipWithError(("unavailable: " + status.reason).c_str());
-    return;
-  }
+  if (cb::ledger::SkipUnlessAvailable(state, backend)) return;
   const int64_t t = state.range(0);
   const auto in = MakeInputs(t);
   Cache cache(backend, BenchConfig());
@@ -87,11 +84,7 @@ BENCHMARK_CAPTURE(RadarBench, cpu, h::Backend::kCpu)->Name("radar/cpu/radar")->R
 #if CB_HAVE_CUDA
 // Device-resident cache: the dense baseline over the same K, V as Radar.
 void DenseCudaBench(benchmark::State& state) {
-  const auto status = h::Availability(h::Backend::kCuda);
-  if (!status.ok) {
-    state.SkipWithError(("unavailable: " + status.reason).c_str());
-    return;
-  }
+  if (cb::ledger::SkipUnlessAvailable(state, h::Backend::kCuda)) return;
   const int64_t t = state.range(0);
   const auto in = MakeInputs(t);
   Cache cache(h::Backend::kCuda, BenchConfig());
