@@ -472,6 +472,8 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
   const int fixed_beams = 4;
   const double fixed_lambda = 0.5;
   std::vector<std::vector<double>> gap_b(beam_grid.size()), gap_l(lambda_grid.size());
+  // Recorded beside the criterion, not part of it: the B sweep with q = p.
+  std::vector<std::vector<double>> gap_b_exact_draft(beam_grid.size());
   for (int p = 0; p < prompts; ++p) {
     const auto& prompt = m.prompts[p % m.prompts.size()];
     const auto mode = ref::ExactJointMode(m.target, prompt, gamma);
@@ -482,8 +484,11 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
     };
     for (int d = 0; d < draws; ++d) {
       const ref::NoisyModel at_fixed(m.target, fixed_lambda, ctx.seed() + 5);
-      for (size_t b = 0; b < beam_grid.size(); ++b)
+      const ref::NoisyModel exact_draft(m.target, 0.0, ctx.seed() + 5);
+      for (size_t b = 0; b < beam_grid.size(); ++b) {
         gap_b[b].push_back(gap(at_fixed, beam_grid[b], d));
+        gap_b_exact_draft[b].push_back(gap(exact_draft, beam_grid[b], d));
+      }
       for (size_t l = 0; l < lambda_grid.size(); ++l) {
         const ref::NoisyModel draft(m.target, lambda_grid[l], ctx.seed() + 5);
         gap_l[l].push_back(gap(draft, fixed_beams, d));
@@ -506,14 +511,24 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
                                       ctx.seed());
   for (size_t b = 0; b < beam_grid.size(); ++b) {
     ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
-                .params = {{"gamma", gamma}, {"beams", beam_grid[b]}, {"lambda", fixed_lambda}},
+                .params = {{"sweep", "beams"}, {"gamma", gamma}, {"beams", beam_grid[b]},
+                           {"lambda", fixed_lambda}},
                 .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
                 .value = h::Mean(gap_b[b]), .n = int64_t(n), .input_hash = input,
                 .output_hash = HashValues(gap_b[b])});
   }
+  for (size_t b = 0; b < beam_grid.size(); ++b) {
+    ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
+                .params = {{"sweep", "beams_q_equals_p"}, {"gamma", gamma},
+                           {"beams", beam_grid[b]}, {"lambda", 0.0}},
+                .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
+                .value = h::Mean(gap_b_exact_draft[b]), .n = int64_t(n), .input_hash = input,
+                .output_hash = HashValues(gap_b_exact_draft[b])});
+  }
   for (size_t l = 0; l < lambda_grid.size(); ++l) {
     ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
-                .params = {{"gamma", gamma}, {"beams", fixed_beams}, {"lambda", lambda_grid[l]}},
+                .params = {{"sweep", "lambda"}, {"gamma", gamma}, {"beams", fixed_beams},
+                           {"lambda", lambda_grid[l]}},
                 .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
                 .value = h::Mean(gap_l[l]), .n = int64_t(n), .input_hash = input,
                 .output_hash = HashValues(gap_l[l])});
