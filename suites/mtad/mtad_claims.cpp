@@ -321,7 +321,9 @@ h::Outcome WallTime(h::ClaimContext& ctx) {
   const std::vector<Token>& probe = m.prompts[0];
   const double t_target = SecondsPerEval(m.target, probe, ctx.seed());
   const double t_draft = SecondsPerEval(m.bigram, probe, ctx.seed());
-  const int repeats = std::max(1, static_cast<int>(std::ceil(10.0 * t_draft / t_target)));
+  // Aim at 12x so timing noise in this calibration cannot drop the measured
+  // ratio below the claim's 10x.
+  const int repeats = std::max(1, static_cast<int>(std::ceil(12.0 * t_draft / t_target)));
   const CostlyModel costly(m.target, repeats);
   const double cost_ratio = SecondsPerEval(costly, probe, ctx.seed()) / t_draft;
   ctx.Progress(0.1);
