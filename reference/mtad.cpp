@@ -220,8 +220,14 @@ Generation Speculative(const NextTokenModel& target, const NextTokenModel& draft
         continue;
       }
       std::vector<double> residual(v);
-      for (int w = 0; w < v; ++w) residual[w] = std::max(0.0, p[i][w] - q[i][w]);
-      next = SampleIndex(residual, rng.Uniform());
+      double residual_mass = 0;
+      for (int w = 0; w < v; ++w) {
+        residual[w] = std::max(0.0, p[i][w] - q[i][w]);
+        residual_mass += residual[w];
+      }
+      // (p - q)+ is empty only when p = q up to rounding, where a rejection
+      // itself is a rounding event: draw from p then.
+      next = SampleIndex(residual_mass > 0 ? residual : p[i], rng.Uniform());
       break;
     }
     if (accepted == gamma) next = SampleIndex(p[gamma], rng.Uniform());
