@@ -112,6 +112,8 @@ uint8_t Clamp8(int v) { return static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : 
 
 }  // namespace
 
+std::vector<int> SampledFrameIndices(int n, int k) { return SampledFrames(n, k); }
+
 std::string_view TaskKey(Task t) { return kTaskKeys[static_cast<int>(t)]; }
 
 std::optional<Task> ParseTask(std::string_view key) {

@@ -114,6 +114,10 @@ struct Item {
   std::string Prompt(int t) const;
 };
 
+// The K-frame rule's frame indices for an n-frame video:
+// round(i * (n - 1) / (K - 1)), i = 0..K-1 (numpy linspace, rounded half up).
+std::vector<int> SampledFrameIndices(int n, int k);
+
 // The item's metadata (cheap; no pixels). Throws std::invalid_argument on bad
 // params or a video too short for its needles.
 Item MakeItem(Task task, int index, const Params& p);
