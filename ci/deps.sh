@@ -11,6 +11,7 @@ packages=(
   libsqlite3-dev sqlite3 libxxhash-dev libcurl4-openssl-dev
   nlohmann-json3-dev libcli11-dev libopenblas-dev zlib1g-dev
   libjs-chart.js chromium
+  libfreetype-dev fonts-dejavu-core fonts-noto-color-emoji
 )
 
 missing=()

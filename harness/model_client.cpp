@@ -1,0 +1,272 @@
+// File: harness/model_client.cpp
+// The OpenAI-compatible chat client over curl multi; see model_client.h.
+#include "harness/model_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <stdexcept>
+
+#include <curl/curl.h>
+
+#include "harness/hash.h"
+#include "harness/random.h"
+
+namespace cb::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+size_t WriteBody(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+// Captures Retry-After (delta-seconds form; an HTTP date is ignored).
+size_t ReadHeader(char* data, size_t size, size_t n, void* user) {
+  std::string_view line(data, size * n);
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() > kName.size()) {
+    std::string head(line.substr(0, kName.size()));
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (head == kName) {
+      const std::string v(line.substr(kName.size()));
+      char* end = nullptr;
+      const double s = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() && s >= 0) *static_cast<double*>(user) = s;
+    }
+  }
+  return size * n;
+}
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+};
+
+struct Transfer {
+  size_t index = 0;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  std::string body, response;
+  double retry_after = -1;
+};
+
+}  // namespace
+
+nlohmann::json ChatRequest::Body() const {
+  nlohmann::json msgs = nlohmann::json::array();
+  for (const auto& m : messages) {
+    const bool text_only = std::none_of(m.parts.begin(), m.parts.end(), [](const ChatPart& p) { return p.is_image; });
+    if (text_only) {
+      std::string text;
+      for (const auto& p : m.parts) text += p.value;
+      msgs.push_back({{"role", m.role}, {"content", text}});
+      continue;
+    }
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& p : m.parts) {
+      if (p.is_image) {
+        parts.push_back({{"type", "image_url"}, {"image_url", {{"url", p.value}}}});
+      } else {
+        parts.push_back({{"type", "text"}, {"text", p.value}});
+      }
+    }
+    msgs.push_back({{"role", m.role}, {"content", parts}});
+  }
+  nlohmann::json body = {{"model", model}, {"messages", msgs}, {"temperature", temperature},
+                         {"max_tokens", max_tokens}, {"stream", false}};
+  if (seed) body["seed"] = *seed;
+  return body;
+}
+
+std::optional<std::string> ParseChatContent(std::string_view body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
+      j["choices"].empty())
+    return std::nullopt;
+  const auto& c = j["choices"][0];
+  if (!c.is_object() || !c.contains("message") || !c["message"].is_object()) return std::nullopt;
+  const auto& content = c["message"].value("content", nlohmann::json());
+  if (content.is_null()) return std::string();  // e.g. a refusal with no text
+  if (!content.is_string()) return std::nullopt;
+  return content.get<std::string>();
+}
+
+std::string Base64(std::string_view in) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int k = 3; k >= 0; --k) out += kAlphabet[(v >> (6 * k)) & 63];
+  }
+  if (i < in.size()) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    if (i + 1 < in.size()) v |= uint8_t(in[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+ModelClient::ModelClient(ClientOptions options, ResponseCache* cache) : o_(std::move(options)), cache_(cache) {
+  static CurlGlobal global;
+  std::string e = o_.endpoint;
+  if (e.rfind("http://", 0) != 0 && e.rfind("https://", 0) != 0)
+    throw std::invalid_argument("endpoint '" + e + "': expected an http:// or https:// URL");
+  while (!e.empty() && e.back() == '/') e.pop_back();
+  if (e.size() >= 17 && e.compare(e.size() - 17, 17, "/chat/completions") == 0) {
+    url_ = e;
+  } else if (e.size() >= 3 && e.compare(e.size() - 3, 3, "/v1") == 0) {
+    url_ = e + "/chat/completions";
+  } else {
+    url_ = e + "/v1/chat/completions";
+  }
+  if (o_.concurrency < 1) throw std::invalid_argument("concurrency must be >= 1");
+  if (o_.max_retries < 0) throw std::invalid_argument("max_retries must be >= 0");
+}
+
+std::string ModelClient::CacheKey(const ChatRequest& r) const {
+  const nlohmann::json key = {{"url", url_}, {"body", r.Body()}};
+  return Xxh3_128(key.dump()).Hex();  // nlohmann::json objects keep sorted keys: canonical
+}
+
+ChatOutcome ModelClient::Complete(const ChatRequest& request) { return CompleteAll({request})[0]; }
+
+std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>& requests,
+                                                  const std::function<void(size_t, const ChatOutcome&)>& on_done) {
+  std::vector<ChatOutcome> out(requests.size());
+  std::vector<std::string> keys(requests.size());
+  struct Pending {
+    size_t index;
+    Clock::time_point not_before;
+  };
+  std::deque<Pending> pending;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    keys[i] = CacheKey(requests[i]);
+    if (cache_) {
+      if (auto hit = cache_->Get(keys[i])) {
+        if (auto text = ParseChatContent(*hit)) {
+          out[i] = {true, *text, *hit, true, 0, ""};
+          if (on_done) on_done(i, out[i]);
+          continue;
+        }
+      }
+    }
+    pending.push_back({i, Clock::now()});
+  }
+  if (pending.empty()) return out;
+
+  const char* key_env = o_.api_key_env.empty() ? nullptr : std::getenv(o_.api_key_env.c_str());
+  const std::string auth = key_env && *key_env ? std::string("Authorization: Bearer ") + key_env : "";
+  Rng jitter(o_.jitter_seed, 0x6a17);
+  CURLM* multi = curl_multi_init();
+  std::vector<Transfer*> active;
+
+  auto start = [&](size_t i) {
+    auto* t = new Transfer;
+    t->index = i;
+    t->body = requests[i].Body().dump();
+    t->easy = curl_easy_init();
+    t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+    t->headers = curl_slist_append(t->headers, "Expect:");  // no 100-continue round trip
+    if (!auth.empty()) t->headers = curl_slist_append(t->headers, auth.c_str());
+    curl_easy_setopt(t->easy, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(t->easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, t->body.c_str());
+    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
+    curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+    curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, WriteBody);
+    curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, &t->response);
+    curl_easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, ReadHeader);
+    curl_easy_setopt(t->easy, CURLOPT_HEADERDATA, &t->retry_after);
+    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS, static_cast<long>(o_.timeout_s * 1000));
+    curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_s * 1000));
+    curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+    curl_multi_add_handle(multi, t->easy);
+    active.push_back(t);
+    ++out[i].attempts;
+    ++requests_sent_;
+  };
+  auto finish = [&](Transfer* t) {
+    curl_multi_remove_handle(multi, t->easy);
+    curl_easy_cleanup(t->easy);
+    curl_slist_free_all(t->headers);
+    active.erase(std::find(active.begin(), active.end(), t));
+    delete t;
+  };
+
+  while (!pending.empty() || !active.empty()) {
+    const auto now = Clock::now();
+    for (auto it = pending.begin(); it != pending.end() && static_cast<int>(active.size()) < o_.concurrency;) {
+      if (it->not_before <= now) {
+        start(it->index);
+        it = pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+      long status = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+      ChatOutcome& o = out[t->index];
+      bool retry = false;
+      if (msg->data.result != CURLE_OK) {
+        o.error = std::string("curl: ") + curl_easy_strerror(msg->data.result);
+        retry = true;
+      } else if (status == 200) {
+        if (auto text = ParseChatContent(t->response)) {
+          o.ok = true;
+          o.text = *text;
+          o.raw = t->response;
+          o.error.clear();
+          if (cache_) cache_->Put(keys[t->index], t->response);
+        } else {
+          o.error = "HTTP 200 with a body that is not a chat completion";
+          retry = true;
+        }
+      } else {
+        o.error = "HTTP " + std::to_string(status);
+        retry = status == 429 || status >= 500;
+      }
+      const size_t index = t->index;
+      const double retry_after = t->retry_after;
+      finish(t);
+      if (retry && o.attempts <= o_.max_retries) {
+        double delay = std::min(o_.backoff_max_s, o_.backoff_base_s * static_cast<double>(1 << std::min(o.attempts - 1, 20)));
+        delay *= 0.5 + 0.5 * jitter.Uniform();
+        if (retry_after >= 0) delay = std::max(delay, std::min(retry_after, o_.backoff_max_s));
+        pending.push_back({index, Clock::now() + std::chrono::microseconds(static_cast<int64_t>(delay * 1e6))});
+      } else {
+        if (!o.ok && retry) o.error += " (after " + std::to_string(o.attempts) + " attempts)";
+        if (on_done) on_done(index, o);
+      }
+    }
+    if (pending.empty() && active.empty()) break;
+    int wait_ms = 100;
+    if (active.empty() && !pending.empty()) {
+      auto next = std::min_element(pending.begin(), pending.end(),
+                                   [](const Pending& a, const Pending& b) { return a.not_before < b.not_before; });
+      wait_ms = static_cast<int>(std::clamp<int64_t>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(next->not_before - Clock::now()).count(), 0, 100));
+    } else if (!pending.empty()) {
+      wait_ms = 10;
+    }
+    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+  }
+  curl_multi_cleanup(multi);
+  return out;
+}
+
+}  // namespace cb::harness

@@ -1,0 +1,76 @@
+// File: reference/vnbench/vnbench.h
+// -----------------------------------------------------------------------------
+// The VNBench scorer (brief generators-videoniah-sgp-cbplm.md §1.3): letter
+// extraction, the 4-try rule, per-subtask and overall accuracy in both
+// aggregation conventions, single-try accuracy and chance levels.
+//
+// Two extraction modes:
+//   kStrict           the answer is a letter A-D standing alone at the start
+//                     ("C", "C.", "(C)", "C) mango"), or after "answer is" /
+//                     "answer:" (any case), e.g. "Answer: C"; anything else
+//                     (lowercase letters alone, refusals, two letters) is no
+//                     answer, which scores wrong.
+//   kPaperCompatible  the official eval.py, quirks included: pred is cut at
+//                     its first '.', then the first of 'A','B','C','D' that
+//                     occurs anywhere in what is left, tested in that order,
+//                     is the answer. So "Answer: C" scores as A (the capital A
+//                     of "Answer"), and "I think D" as D.
+//
+// 4-try rule: an item (question_id minus its trailing "_<try>") is correct
+// only if all four of its tries are. Overall: eval.py's mean of the nine
+// subtask accuracies, and evaluation_utils.py's mean of the ret / ord / cnt
+// group means. Chance under the 4-try rule is (1/4)^4 = 0.39%.
+#ifndef CB_REFERENCE_VNBENCH_VNBENCH_H_
+#define CB_REFERENCE_VNBENCH_VNBENCH_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cb::ref::vnbench {
+
+enum class Mode { kStrict, kPaperCompatible };
+const char* ModeName(Mode m);  // "strict" | "paper-compatible"
+
+// The letter index 0..3 that `pred` answers, or -1 for none.
+int ExtractLetter(std::string_view pred, Mode mode);
+
+// One row of an eval.py input file.
+struct Prediction {
+  std::string question_id;  // "<video>_<type>_<try>"
+  std::string pred;         // the model's raw text
+  int gt = 0;               // 0..3 (file: a letter or 0..3)
+  std::string type;         // subtask key, e.g. "ord_insert1"
+};
+
+// Parses JSON Lines in eval.py's format. Throws std::runtime_error naming
+// `source:line` and what is wrong (bad JSON, missing field, gt not A-D/0-3).
+std::vector<Prediction> ParsePredictions(std::string_view text, const std::string& source);
+
+struct TaskScore {
+  int items = 0;            // items with 4 tries
+  int items_correct = 0;    // all 4 correct
+  int tries = 0, tries_correct = 0;
+  int unanswered = 0;       // tries with no extractable letter
+  double FourTry() const { return items ? 100.0 * items_correct / items : 0.0; }
+  double SingleTry() const { return tries ? 100.0 * tries_correct / tries : 0.0; }
+};
+
+struct Scores {
+  std::map<std::string, TaskScore> tasks;  // by subtask key
+  double overall_task_mean = 0;    // eval.py: mean of subtask 4-try accuracies, %
+  double overall_group_mean = 0;   // evaluation_utils.py: mean of ret/ord/cnt group means, %
+  double overall_single_try = 0;   // mean of subtask single-try accuracies, %
+};
+
+// Scores predictions. Throws std::runtime_error when an item does not have
+// exactly the tries 0..3 or a question_id repeats.
+Scores Score(const std::vector<Prediction>& preds, Mode mode);
+
+inline constexpr double kChanceFourTry = 100.0 / 256.0;  // %, (1/4)^4
+inline constexpr double kChanceSingleTry = 25.0;         // %
+
+}  // namespace cb::ref::vnbench
+
+#endif  // CB_REFERENCE_VNBENCH_VNBENCH_H_
