@@ -72,24 +72,33 @@ GateRow Skeleton(const Result& r, RowKind kind) {
   return g;
 }
 
+// Never a row derived from a clock, recognised by its unit or its metric's
+// name ("time", "seconds", "speedup"): one timed value has no spread to test.
+bool IsTimed(const Result& r) {
+  static const char* const kTimeUnits[] = {"ns", "us", "ms", "s"};
+  for (const char* unit : kTimeUnits) {
+    if (r.unit == unit) return true;
+  }
+  if (r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) return true;
+  for (const char* word : {"time", "seconds", "speedup"}) {
+    if (r.metric.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // A timing: raw samples of a time or a rate, or any row of the benchmark
 // reporter (times, counters, fractions of a ceiling). Raw samples alone do
 // not make a speed row: a claim may keep per-seed accuracies as samples.
 bool IsSpeed(const Result& r, int min_samples) {
   if (static_cast<int>(r.samples.size()) < min_samples) return false;
-  static const char* const kTimeUnits[] = {"ns", "us", "ms", "s"};
-  for (const char* unit : kTimeUnits) {
-    if (r.unit == unit) return true;
-  }
-  const bool rate = r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0;
-  return rate || r.params.contains("benchmark");
+  return IsTimed(r) || r.params.contains("benchmark");
 }
 
 // One exact value: an input hash (the output is a function of it), or neither
 // raw samples nor an interval (a count, a computed error), as claims record
 // computed quantities; estimates carry a CI and measurements carry samples.
 bool IsDeterministic(const Result& r) {
-  if (r.samples.size() >= 2) return false;
+  if (r.samples.size() >= 2 || IsTimed(r)) return false;
   return !r.input_hash.empty() || (!r.ci_low && !r.ci_high);
 }
 

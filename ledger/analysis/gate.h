@@ -15,8 +15,9 @@
 //       FASTER   significant and CI wholly below -threshold
 //       SAME     CI wholly within [-threshold, +threshold]
 //       AMBIGUOUS otherwise
-//   deterministic rows (no raw samples, and an input hash or no CI on both
-//   sides: one exact value such as a count or a computed error; an input-hash
+//   deterministic rows (no raw samples, not timed (a time or rate unit, or
+//   "time", "seconds", "speedup" in the metric), and an input hash or no CI on
+//   both sides: one exact value such as a count or a computed error; an input-hash
 //   mismatch is detected when both sides have one):
 //       INPUT_CHANGED  the input hashes differ: not comparable, reported
 //       CHANGED        same input, value outside |c - b| <= atol + rtol |b|

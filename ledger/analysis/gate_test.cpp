@@ -100,13 +100,21 @@ TEST(Gate, SamplesOfAnAccuracyAreNotASpeedRow) {
   for (RunData* run : {&base, &cand}) {
     run->results.push_back(Speed("auroc_gap", 0.1, 0.01, 1));
     run->results.back().unit = "1";
+    run->results.back().metric = "auroc_difference";
     run->results.push_back(Speed("rate", 1e9, 0.01, 1));
     run->results.back().unit = "B/s";
     run->results.push_back(Speed("fraction", 0.5, 0.01, 1));
     run->results.back().unit = "1";
+    run->results.back().metric = "flops_fraction_of_cpu_sgemm";
     run->results.back().params["benchmark"] = "x/fraction";
   }
+  for (RunData* run : {&base, &cand}) {  // one timed value without samples
+    run->results.push_back(Accuracy("cost", run == &base ? 14.0 : 13.5, "", ""));
+    run->results.back().metric = "target_over_draft_eval_time_ratio";
+  }
   const GateReport rep = Gate(base, cand, GatePolicy{}, false);
+  EXPECT_EQ(Row(rep, "cost").kind, RowKind::kValue);
+  EXPECT_EQ(rep.exit_code, 0);
   EXPECT_EQ(Row(rep, "auroc_gap").kind, RowKind::kValue);
   EXPECT_EQ(Row(rep, "rate").kind, RowKind::kSpeed);
   EXPECT_EQ(Row(rep, "fraction").kind, RowKind::kSpeed);
