@@ -8,12 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
-#include "fixtures/paths.h"
+#include "fixtures/golden.h"
 
 namespace cb::gen {
 namespace {
@@ -58,26 +56,7 @@ std::map<std::string, std::string> GoldenCalls() {
 }
 
 TEST(Golden, CoatTaskHashesMatchFixture) {
-  const auto actual = GoldenCalls();
-  std::ifstream in(cb::testing::FixturePath("generators/coat_tasks_golden.txt"));
-  ASSERT_TRUE(in.good()) << "cannot read fixtures/generators/coat_tasks_golden.txt";
-  std::map<std::string, std::string> golden;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string label, hex;
-    fields >> label >> hex;
-    golden[label] = hex;
-  }
-  for (const auto& [label, hex] : actual) {
-    const auto it = golden.find(label);
-    EXPECT_TRUE(it != golden.end()) << "missing golden line: " << label << " " << hex;
-    if (it != golden.end()) {
-      EXPECT_EQ(it->second, hex) << label;
-    }
-  }
-  EXPECT_EQ(golden.size(), actual.size());
+  cb::testing::ExpectMatchesGolden("generators/coat_tasks_golden.txt", GoldenCalls());
 }
 
 }  // namespace

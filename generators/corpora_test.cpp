@@ -8,11 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
-#include <sstream>
 
-#include "fixtures/paths.h"
+#include "fixtures/golden.h"
 
 namespace {
 
@@ -152,20 +150,7 @@ TEST(Corpora, ContentHashesMatchFixture) {
   std::map<std::string, std::string> actual;
   actual["wikimia_small_seed1"] = MakeMiaCorpus(Small(SplitKind::kWikiMia)).content_hash;
   actual["mimir_small_seed1"] = MakeMiaCorpus(Small(SplitKind::kMimir)).content_hash;
-  const std::string path = cb::testing::FixturePath("generators/corpora_golden.txt");
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "cannot open " << path;
-  std::map<std::string, std::string> golden;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string label, hex;
-    fields >> label >> hex;
-    golden[label] = hex;
-  }
-  for (const auto& [label, hex] : actual) EXPECT_EQ(golden[label], hex) << "actual: " << label << " " << hex;
-  EXPECT_EQ(golden.size(), actual.size());
+  cb::testing::ExpectMatchesGolden("generators/corpora_golden.txt", actual);
 }
 
 }  // namespace

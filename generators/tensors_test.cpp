@@ -11,17 +11,15 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <numbers>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "fixtures/paths.h"
+#include "fixtures/golden.h"
 #include "harness/random.h"
 #include "harness/stats.h"
 
@@ -350,28 +348,7 @@ std::map<std::string, std::string> GoldenCalls() {
 }
 
 TEST(Golden, ContentHashesMatchFixture) {
-  const std::map<std::string, std::string> actual = GoldenCalls();
-  const std::string path = cb::testing::FixturePath("generators/tensors_golden.txt");
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "cannot open " << path;
-  std::map<std::string, std::string> golden;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string label, hex;
-    fields >> label >> hex;
-    ASSERT_FALSE(fields.fail()) << "malformed line: " << line;
-    golden[label] = hex;
-  }
-  for (const auto& [label, hex] : actual) {
-    const auto it = golden.find(label);
-    EXPECT_TRUE(it != golden.end()) << "missing golden line: " << label << " " << hex;
-    if (it != golden.end()) {
-      EXPECT_EQ(it->second, hex) << "actual: " << label << " " << hex;
-    }
-  }
-  EXPECT_EQ(golden.size(), actual.size()) << "fixture has lines no test call produces";
+  cb::testing::ExpectMatchesGolden("generators/tensors_golden.txt", GoldenCalls());
 }
 
 }  // namespace

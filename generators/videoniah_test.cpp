@@ -4,14 +4,12 @@
 // sampling, and the oracle answering every item from the frames alone.
 #include "generators/videoniah.h"
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "fixtures/paths.h"
+#include "fixtures/golden.h"
 #include "harness/stats.h"
 
 namespace cb::gen::videoniah {
@@ -278,21 +276,9 @@ TEST(VideoNiah, MissingFontIsAClearError) {
 TEST(VideoNiah, ContentHashesMatchFixture) {
   std::map<std::string, std::string> actual;
   Renderer r(Small(1));
-  for (Task t : AllTasks()) actual[std::string(TaskKey(t)) + "_small_seed1_item0"] = ContentHash(r, MakeItem(t, 0, Small(1)));
-  const std::string path = cb::testing::FixturePath("generators/videoniah_golden.txt");
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "cannot open " << path;
-  std::map<std::string, std::string> golden;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string label, hex;
-    fields >> label >> hex;
-    golden[label] = hex;
-  }
-  for (const auto& [label, hex] : actual) EXPECT_EQ(golden[label], hex) << "actual: " << label << " " << hex;
-  EXPECT_EQ(golden.size(), actual.size());
+  for (Task t : AllTasks())
+    actual[std::string(TaskKey(t)) + "_small_seed1_item0"] = ContentHash(r, MakeItem(t, 0, Small(1)));
+  cb::testing::ExpectMatchesGolden("generators/videoniah_golden.txt", actual);
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ Hash128 Xxh3_128(std::string_view bytes) {
   return Hash128{h.high64, h.low64};
 }
 
+Hash128 HashDoubles(std::span<const double> values) {
+  return Xxh3_128({reinterpret_cast<const char*>(values.data()), values.size_bytes()});
+}
+
 Hasher::Hasher() : state_(XXH3_createState()) {
   if (state_ == nullptr) throw std::bad_alloc();
   XXH3_128bits_reset(static_cast<XXH3_state_t*>(state_));

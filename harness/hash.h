@@ -9,7 +9,9 @@
 #define CB_HARNESS_HASH_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,13 @@ struct Hash128 {
 
 // Hash of a byte string.
 Hash128 Xxh3_128(std::string_view bytes);
+
+// Hash of the bytes of an fp64 array: equal exactly when every value is
+// bitwise equal (the output hash of a deterministic result row).
+Hash128 HashDoubles(std::span<const double> values);
+inline Hash128 HashDoubles(std::initializer_list<double> values) {
+  return HashDoubles(std::span<const double>(values.begin(), values.size()));
+}
 
 // Streaming form: Update() any number of times, then Digest().
 class Hasher {

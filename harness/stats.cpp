@@ -135,6 +135,24 @@ Summary Summarize(std::span<const double> samples, uint64_t seed, double level, 
 
 double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 
+Interval MeanBootstrapCi(std::span<const double> x, uint64_t seed, double level, int resamples) {
+  return BootstrapCi(x, [](std::span<const double> r) { return Mean(r); }, level, resamples, seed);
+}
+
+Interval WilsonInterval(double successes, double n, double level) {
+  if (!(level > 0.0 && level < 1.0)) throw std::invalid_argument("WilsonInterval: level must be in (0, 1)");
+  if (!(successes >= 0.0 && successes <= n)) {
+    throw std::invalid_argument("WilsonInterval: successes must be in [0, n]");
+  }
+  if (n == 0.0) return {0.0, 1.0};
+  const double z = NormalQuantile(0.5 + level / 2), z2 = z * z / n, p = successes / n;
+  const double centre = (p + z2 / 2) / (1 + z2);
+  const double half = z * std::sqrt(p * (1 - p) / n + z2 / (4 * n)) / (1 + z2);
+  // The bounds at 0 and n successes are exactly 0 and 1; rounding would not say so.
+  return {successes == 0 ? 0.0 : std::max(0.0, centre - half),
+          successes == n ? 1.0 : std::min(1.0, centre + half)};
+}
+
 double NormalQuantile(double p) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("NormalQuantile: p must be in [0, 1]");
   if (p == 0.0) return -std::numeric_limits<double>::infinity();

@@ -87,6 +87,22 @@ Interval BootstrapCi(std::span<const double> x,
                      const std::function<double(std::span<const double>)>& statistic,
                      double level, int resamples, uint64_t seed);
 
+// MeanBootstrapCi()
+//
+// BootstrapCi() of the mean: the interval claims report beside a mean over
+// seeds, pairs or items.
+// REQUIRES: as BootstrapCi().
+Interval MeanBootstrapCi(std::span<const double> x, uint64_t seed, double level = 0.95,
+                         int resamples = 2000);
+
+// WilsonInterval()
+//
+// Wilson score interval of a proportion `successes / n` (Wilson 1927): unlike
+// the normal approximation it stays inside [0, 1] and is usable at 0 or n
+// successes. Returns [0, 1] for n == 0.
+// REQUIRES: 0 <= successes <= n; 0 < level < 1.
+Interval WilsonInterval(double successes, double n, double level = 0.95);
+
 // What DESIGN §5 stores for a set of repeated measurements.
 struct Summary {
   int64_t n = 0;

@@ -270,5 +270,33 @@ TEST(Stats, ChiSquareSurvivalKnownValues) {
   EXPECT_EQ(ChiSquareSurvival(0.0, 3), 1.0);
 }
 
+TEST(Stats, WilsonIntervalKnownValues) {
+  // 5 of 10 at 95%: [0.2366, 0.7634]; 0 of 20: [0, 0.1611] (Wilson 1927 tables).
+  const Interval half = WilsonInterval(5, 10);
+  EXPECT_NEAR(half.low, 0.23659, 1e-5);
+  EXPECT_NEAR(half.high, 0.76341, 1e-5);
+  const Interval none = WilsonInterval(0, 20);
+  EXPECT_EQ(none.low, 0.0);
+  EXPECT_NEAR(none.high, 0.16113, 1e-5);
+  const Interval all = WilsonInterval(20, 20);
+  EXPECT_NEAR(all.low, 1 - none.high, 1e-12);
+  EXPECT_EQ(all.high, 1.0);
+  EXPECT_LT(WilsonInterval(5, 10, 0.99).low, half.low);  // wider at a higher level
+  EXPECT_EQ(WilsonInterval(0, 0).high, 1.0);
+  EXPECT_THROW(WilsonInterval(11, 10), std::invalid_argument);
+  EXPECT_THROW(WilsonInterval(1, 10, 1.0), std::invalid_argument);
+}
+
+TEST(Stats, MeanBootstrapCiIsTheBootstrapOfTheMean) {
+  const std::vector<double> x = {1, 2, 3, 4, 10, 0.5, 7};
+  const Interval got = MeanBootstrapCi(x, 42);
+  const Interval want =
+      BootstrapCi(x, [](std::span<const double> s) { return Mean(s); }, 0.95, 2000, 42);
+  EXPECT_EQ(got.low, want.low);
+  EXPECT_EQ(got.high, want.high);
+  EXPECT_LT(got.low, Mean(x));
+  EXPECT_GT(got.high, Mean(x));
+}
+
 }  // namespace
 }  // namespace cb::harness

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/cli_test_util.h"
+#include "ledger/ledger.h"
 
 namespace {
 
@@ -194,6 +195,39 @@ TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {
   EXPECT_EQ(times, Lines(list.out));
   EXPECT_EQ(fractions, Lines(list.out));
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
+}
+
+TEST_F(CliTest, RemeasuredCeilingsOnlyRise) {
+  const std::vector<std::string> bench = {"bench", "--filter", "harness/linear_loop/1024$",
+                                          "--repetitions", "1", "--min-time", "0.001",
+                                          "--ledger", "c.db"};
+  ASSERT_EQ(Run(bench).exit_code, 0);
+  std::string platform;
+  std::vector<cb::ledger::Ceiling> stored;
+  {
+    auto ledger = cb::ledger::Ledger::Open(Path("c.db"));
+    platform = ledger.GetRun(ledger.ResolveRun("latest")).platform_hash;
+    stored = ledger.GetCeilings(platform);
+    ASSERT_GE(stored.size(), 2u);
+    // As if the first measurement ran on a loaded machine (the first ceiling)
+    // or on a far faster one (the second).
+    stored[0].value = 1e-9;
+    stored[1].value = 1e30;
+    ledger.PutCeilings(platform, stored);
+  }
+  std::vector<std::string> again = bench;
+  again.push_back("--remeasure-ceilings");
+  const Output o = Run(again);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("ceiling " + stored[0].name + ": 1e-09 -> "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("ceiling " + stored[1].name + ":"), std::string::npos) << o.out;
+  auto ledger = cb::ledger::Ledger::Open(Path("c.db"));
+  const auto now = ledger.GetCeilings(platform);
+  for (const auto& c : now) {
+    if (c.name == stored[0].name) EXPECT_GT(c.value, 1e-9);
+    if (c.name == stored[1].name) EXPECT_EQ(c.value, 1e30);
+  }
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "c.db"}).exit_code, 0);
 }
 
 TEST_F(CliTest, UnavailableBackendChangesNothing) {

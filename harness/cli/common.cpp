@@ -1,6 +1,7 @@
 // File: harness/cli/common.cpp
 #include "harness/cli/common.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -73,18 +74,31 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
 }
 
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
-                                                const std::string& platform_hash) {
+                                                const std::string& platform_hash,
+                                                bool remeasure) {
   constexpr bool quick = true;
   auto stored = ledger.GetCeilings(platform_hash);
-  if (!stored.empty()) return stored;
+  if (!stored.empty() && !remeasure) return stored;
   std::vector<cb::ledger::Ceiling> measured;
   auto add = [&](const std::vector<cb::harness::CeilingMeasurement>& ms) {
     for (const auto& m : ms) measured.push_back({m.name, m.value, m.unit, m.detail});
   };
   add(cb::harness::MeasureCpuCeilings(quick));
   add(cb::harness::MeasureGpuCeilings(quick));
-  ledger.PutCeilings(platform_hash, measured);
-  return measured;
+  std::vector<cb::ledger::Ceiling> raised;
+  for (const auto& m : measured) {
+    const auto old = std::find_if(stored.begin(), stored.end(),
+                                  [&](const cb::ledger::Ceiling& c) { return c.name == m.name; });
+    if (old == stored.end() || m.value > old->value) {
+      if (old != stored.end()) {
+        std::printf("ceiling %s: %.4g -> %.4g %s\n", m.name.c_str(), old->value, m.value,
+                    m.unit.c_str());
+      }
+      raised.push_back(m);
+    }
+  }
+  if (!raised.empty()) ledger.PutCeilings(platform_hash, raised);
+  return ledger.GetCeilings(platform_hash);
 }
 
 void RemoveIfCreated(const std::string& path, bool created) {

@@ -47,9 +47,13 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
 // The platform's ceilings (DESIGN §5): read from the ledger when this
 // platform hash has them, else measured now (CPU always; GPU when a device
 // is usable; always the same quick sizes, so stored ceilings are comparable)
-// and stored.
+// and stored. With `remeasure`, measured again even when stored, and each
+// stored value replaced only by a higher one: a ceiling is the best the
+// machine did, so one measurement on a loaded machine cannot lower it for
+// good. Prints each ceiling that rose.
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
-                                                const std::string& platform_hash);
+                                                const std::string& platform_hash,
+                                                bool remeasure = false);
 
 // Removes `path` and its SQLite side files when `created` (the file did not
 // exist before this command): a command that fails on bad input leaves no

@@ -54,21 +54,6 @@ Matrix Gaussian(int64_t rows, int64_t cols, uint64_t seed, uint64_t stream) {
 
 std::vector<float> ToFloat(const Matrix& a) { return {a.data.begin(), a.data.end()}; }
 
-// Hash of the doubles a deterministic row reports, so a changed output under
-// an unchanged input hash is visible to the regression gate.
-std::string HashValues(const std::vector<double>& values) {
-  return h::Xxh3_128({reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double)})
-      .Hex();
-}
-
-std::string HashText(const std::string& text) { return h::Xxh3_128(text).Hex(); }
-
-// Bootstrap CI of the mean of `x` at 95%.
-h::Interval MeanCi(const std::vector<double>& x, uint64_t seed) {
-  return h::BootstrapCi(
-      x, [](std::span<const double> s) { return h::Mean(s); }, 0.95, kResamples, seed);
-}
-
 double StdDev(const std::vector<double>& x) {
   const double mean = h::Mean(x);
   double ss = 0;
@@ -134,8 +119,10 @@ h::Outcome Invariances(h::ClaimContext& ctx) {
       props[p].worst = std::max(props[p].worst, std::abs(got[p] - want[p]));
     ctx.Progress(double(t + 1) / trials);
   }
-  const std::string input = HashText("gaussian m=64 n1=48 n2=40 trials=" + std::to_string(trials) +
-                                     " seed=" + std::to_string(ctx.seed()));
+  const std::string input =
+      h::Xxh3_128("gaussian m=64 n1=48 n2=40 trials=" + std::to_string(trials) +
+                  " seed=" + std::to_string(ctx.seed()))
+          .Hex();
   double worst = 0;
   std::string failing;
   for (const auto& p : props) {
@@ -148,7 +135,7 @@ h::Outcome Invariances(h::ClaimContext& ctx) {
                 .value = p.worst,
                 .n = trials,
                 .input_hash = input,
-                .output_hash = HashValues({p.worst})});
+                .output_hash = h::HashDoubles({p.worst}).Hex()});
     worst = std::max(worst, p.worst);
     if (p.worst > kExactTol) failing += std::string(failing.empty() ? "" : ", ") + p.name;
   }
@@ -179,8 +166,8 @@ h::Outcome OrthogonalPairs(h::ClaimContext& ctx) {
     cca_dev = std::max(cca_dev, std::abs(1 - ref::CcaMeanCorrelation(q1.matrix, q2.matrix, false)));
     ctx.Progress(double(p + 1) / pairs);
   }
-  const std::string input = HashText(content);
-  const auto ci = MeanCi(scores, ctx.seed());
+  const std::string input = h::Xxh3_128(content).Hex();
+  const auto ci = h::MeanBootstrapCi(scores, ctx.seed());
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
   const h::Result base{.case_name = "haar_pairs",
                        .backend = "cpu",
@@ -193,7 +180,7 @@ h::Outcome OrthogonalPairs(h::ClaimContext& ctx) {
     r.metric = metric;
     r.value = value;
     r.direction = direction;
-    r.output_hash = HashValues({value});
+    r.output_hash = h::HashDoubles({value}).Hex();
     ctx.Record(r);
   };
   {
@@ -202,7 +189,7 @@ h::Outcome OrthogonalPairs(h::ClaimContext& ctx) {
     r.value = h::Mean(scores);
     r.ci_low = ci.low;
     r.ci_high = ci.high;
-    r.output_hash = HashValues(scores);
+    r.output_hash = h::HashDoubles(scores).Hex();
     ctx.Record(r);
   }
   record("docs_score_min", *lo, "none");
@@ -273,8 +260,9 @@ h::Outcome NoiseTrend(h::ClaimContext& ctx) {
     replicates.push_back(rho_of(resampled));
   }
   const auto ci = h::PercentileInterval(replicates, 0.95);
-  const std::string input = HashText("gaussian m=64 n=48 draws=" + std::to_string(draws) +
-                                     " seed=" + std::to_string(ctx.seed()));
+  const std::string input = h::Xxh3_128("gaussian m=64 n=48 draws=" + std::to_string(draws) +
+                                        " seed=" + std::to_string(ctx.seed()))
+                                .Hex();
   std::string curve;
   for (size_t e = 0; e < eps.size(); ++e) {
     const double mean = h::Mean(scores[e]);
@@ -286,7 +274,7 @@ h::Outcome NoiseTrend(h::ClaimContext& ctx) {
                 .value = mean,
                 .n = draws,
                 .input_hash = input,
-                .output_hash = HashValues(scores[e])});
+                .output_hash = h::HashDoubles(scores[e]).Hex()});
     char point[48];
     std::snprintf(point, sizeof point, "%s%g:%.3f", e ? " " : "", eps[e], mean);
     curve += point;
@@ -302,7 +290,7 @@ h::Outcome NoiseTrend(h::ClaimContext& ctx) {
               .ci_high = ci.high,
               .n = draws,
               .input_hash = input,
-              .output_hash = HashValues({rho})});
+              .output_hash = h::HashDoubles({rho}).Hex()});
   h::Outcome o;
   o.value = rho;
   o.ci_low = ci.low;
@@ -346,8 +334,8 @@ h::Outcome LayerStackStructure(h::ClaimContext& ctx) {
     ctx.Progress(double(s + 1) / stacks);
   }
   // Stacks are the independent units: bootstrap over stacks.
-  const auto ci_far = MeanCi(gap_far, ctx.seed());
-  const auto ci_chance = MeanCi(gap_chance, ctx.seed() + 1);
+  const auto ci_far = h::MeanBootstrapCi(gap_far, ctx.seed());
+  const auto ci_chance = h::MeanBootstrapCi(gap_chance, ctx.seed() + 1);
   const nlohmann::json params = {
       {"m", m}, {"n", n}, {"layers", layers}, {"stacks", stacks}, {"rho", rho}};
   auto record = [&](const char* metric, const std::vector<double>& v,
@@ -429,7 +417,7 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
   const std::string name(h::BackendName(backend));
   const nlohmann::json params = {{"m", m}, {"n1", n1}, {"n2", n2}, {"trials", trials}};
   const std::string input =
-      HashText("agreement " + params.dump() + " seed=" + std::to_string(ctx.seed()));
+      h::Xxh3_128("agreement " + params.dump() + " seed=" + std::to_string(ctx.seed())).Hex();
   ctx.Record({.case_name = "agreement",
               .backend = name,
               .params = params,
@@ -439,7 +427,7 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
               .value = score_err,
               .n = trials,
               .input_hash = input,
-              .output_hash = HashValues(scores)});
+              .output_hash = h::HashDoubles(scores).Hex()});
   ctx.Record({.case_name = "agreement",
               .backend = name,
               .params = params,
@@ -449,7 +437,7 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
               .value = maxima_err,
               .n = trials,
               .input_hash = input,
-              .output_hash = HashValues(scores)});
+              .output_hash = h::HashDoubles(scores).Hex()});
   h::Outcome o;
   o.value = std::max(score_err, maxima_err);
   o.setting = std::to_string(trials) + " pairs 256x192 vs 256x160 with near-duplicate columns";
@@ -478,7 +466,7 @@ h::Outcome RealModelHeatmaps(h::ClaimContext& ctx) {
     chance.push_back(Docs(h::Backend::kCpu, {x.data(), n, n, "X"}, {y.data(), n, n, "Y"}).score);
     ctx.Progress(double(p + 1) / pairs);
   }
-  const auto ci = MeanCi(chance, ctx.seed());
+  const auto ci = h::MeanBootstrapCi(chance, ctx.seed());
   ctx.Record({.case_name = "chance_level",
               .backend = "cpu",
               .params = {{"m", n}, {"n", n}, {"pairs", pairs}},

@@ -55,10 +55,6 @@ const Substrate& Models() {
   return *s;
 }
 
-std::string HashValues(const std::vector<double>& v) {
-  return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double)}).Hex();
-}
-
 std::string InputHash(const std::string& what, uint64_t seed) {
   return h::Xxh3_128(Models().input_hash + what + " seed=" + std::to_string(seed)).Hex();
 }
@@ -157,7 +153,7 @@ h::Outcome Invariants(h::ClaimContext& ctx) {
   auto record = [&](const char* metric, double value, int64_t n) {
     ctx.Record({.case_name = "invariants", .backend = "cpu", .params = params, .metric = metric,
                 .unit = "count", .direction = "lower", .value = value, .n = n,
-                .input_hash = input, .output_hash = HashValues({value})});
+                .input_hash = input, .output_hash = h::HashDoubles({value}).Hex()});
   };
   record("threshold_or_depth_violations", double(violations), int64_t(a.trace.size()));
   record("tau0_blocks_with_L_below_gamma", double(not_full), int64_t(b.trace.size()));
@@ -165,7 +161,7 @@ h::Outcome Invariants(h::ClaimContext& ctx) {
   ctx.Record({.case_name = "invariants", .backend = "cpu", .params = params,
               .metric = "tauinf_minus_ancestral_mean_nll", .unit = "nats/token",
               .value = h::Mean(diff), .ci_low = ci.low, .ci_high = ci.high, .n = count,
-              .input_hash = input, .output_hash = HashValues(diff)});
+              .input_hash = input, .output_hash = h::HashDoubles(diff).Hex()});
   h::Outcome o;
   o.value = double(violations + not_full + not_zero);
   char setting[200];
@@ -213,15 +209,15 @@ h::Outcome Quality(h::ClaimContext& ctx) {
   ctx.Record({.case_name = "perplexity", .backend = "cpu", .params = params,
               .metric = "mtad_ppl_relative_change_vs_ancestral", .unit = "ratio",
               .direction = "lower", .value = value, .ci_low = ci.low, .ci_high = ci.high,
-              .n = count, .input_hash = input, .output_hash = HashValues(mt.nll)});
+              .n = count, .input_hash = input, .output_hash = h::HashDoubles(mt.nll).Hex()});
   ctx.Record({.case_name = "perplexity", .backend = "cpu", .params = params,
               .metric = "mtad_ppl", .unit = "ppl", .direction = "lower",
               .value = std::exp(h::Mean(mt.nll)), .n = count, .input_hash = input,
-              .output_hash = HashValues(mt.nll)});
+              .output_hash = h::HashDoubles(mt.nll).Hex()});
   ctx.Record({.case_name = "perplexity", .backend = "cpu", .params = params,
               .metric = "ancestral_ppl", .unit = "ppl", .direction = "lower",
               .value = std::exp(h::Mean(anc.nll)), .n = count, .input_hash = input,
-              .output_hash = HashValues(anc.nll)});
+              .output_hash = h::HashDoubles(anc.nll).Hex()});
   h::Outcome o;
   o.value = value;
   o.ci_low = ci.low;
@@ -273,15 +269,15 @@ h::Outcome BlockEfficiency(h::ClaimContext& ctx) {
     ctx.Record({.case_name = "block_efficiency", .backend = "cpu", .params = params,
                 .metric = "mtad_over_speculative_tokens_per_call", .unit = "ratio",
                 .direction = "higher", .value = v, .ci_low = c.low, .ci_high = c.high,
-                .n = count, .input_hash = input, .output_hash = HashValues(r_mt->efficiency)});
+                .n = count, .input_hash = input, .output_hash = h::HashDoubles(r_mt->efficiency).Hex()});
     ctx.Record({.case_name = "block_efficiency", .backend = "cpu", .params = params,
                 .metric = "mtad_tokens_per_call", .unit = "tokens/call", .direction = "higher",
                 .value = h::Mean(r_mt->efficiency), .n = count, .input_hash = input,
-                .output_hash = HashValues(r_mt->efficiency)});
+                .output_hash = h::HashDoubles(r_mt->efficiency).Hex()});
     ctx.Record({.case_name = "block_efficiency", .backend = "cpu", .params = params,
                 .metric = "speculative_tokens_per_call", .unit = "tokens/call",
                 .direction = "higher", .value = h::Mean(r_sp->efficiency), .n = count,
-                .input_hash = input, .output_hash = HashValues(r_sp->efficiency)});
+                .input_hash = input, .output_hash = h::HashDoubles(r_sp->efficiency).Hex()});
     ctx.Record({.case_name = "block_efficiency", .backend = "cpu", .params = params,
                 .metric = "mtad_over_speculative_flop_proxy_per_token", .unit = "ratio",
                 .direction = "lower",
@@ -516,7 +512,7 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
                            {"lambda", fixed_lambda}},
                 .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
                 .value = h::Mean(gap_b[b]), .n = int64_t(n), .input_hash = input,
-                .output_hash = HashValues(gap_b[b])});
+                .output_hash = h::HashDoubles(gap_b[b]).Hex()});
   }
   for (size_t b = 0; b < beam_grid.size(); ++b) {
     ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
@@ -524,7 +520,7 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
                            {"beams", beam_grid[b]}, {"lambda", 0.0}},
                 .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
                 .value = h::Mean(gap_b_exact_draft[b]), .n = int64_t(n), .input_hash = input,
-                .output_hash = HashValues(gap_b_exact_draft[b])});
+                .output_hash = h::HashDoubles(gap_b_exact_draft[b]).Hex()});
   }
   for (size_t l = 0; l < lambda_grid.size(); ++l) {
     ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
@@ -532,7 +528,7 @@ h::Outcome GapToExact(h::ClaimContext& ctx) {
                            {"lambda", lambda_grid[l]}},
                 .metric = "mean_joint_logprob_gap", .unit = "nats", .direction = "lower",
                 .value = h::Mean(gap_l[l]), .n = int64_t(n), .input_hash = input,
-                .output_hash = HashValues(gap_l[l])});
+                .output_hash = h::HashDoubles(gap_l[l]).Hex()});
   }
   ctx.Record({.case_name = "gap_to_exact_mtjd", .backend = "cpu",
               .params = {{"gamma", gamma}, {"lambda", fixed_lambda}},
@@ -612,10 +608,10 @@ h::Outcome NotLossless(h::ClaimContext& ctx) {
     const nlohmann::json params = {{"decoder", name}, {"samples", samples}, {"df", chi.df}};
     ctx.Record({.case_name = "losslessness", .backend = "cpu", .params = params,
                 .metric = "chi_square_p_value", .unit = "p", .value = chi.p_value, .n = samples,
-                .input_hash = input, .output_hash = HashValues({chi.statistic})});
+                .input_hash = input, .output_hash = h::HashDoubles({chi.statistic}).Hex()});
     ctx.Record({.case_name = "losslessness", .backend = "cpu", .params = params,
                 .metric = "chi_square_statistic", .unit = "chi2", .value = chi.statistic,
-                .n = samples, .input_hash = input, .output_hash = HashValues({chi.statistic})});
+                .n = samples, .input_hash = input, .output_hash = h::HashDoubles({chi.statistic}).Hex()});
   }
   h::Outcome o;
   o.value = chi_mt.p_value;

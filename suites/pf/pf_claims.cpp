@@ -38,11 +38,6 @@ namespace ref = cb::ref::pf;
 constexpr const char* kPaper = "Permute-and-Flip (Zhao, Li, Wang)";
 constexpr double kAlpha = 0.01;
 
-std::string HashValues(const std::vector<double>& v) {
-  return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double)}).Hex();
-}
-std::string HashText(const std::string& s) { return h::Xxh3_128(s).Hex(); }
-
 double ChiSquareP(const std::vector<int64_t>& counts, const std::vector<double>& p) {
   const double n = std::accumulate(counts.begin(), counts.end(), 0.0);
   double stat = 0;
@@ -57,14 +52,6 @@ std::vector<double> NormalLogits(int v, double scale, h::Rng& rng) {
   std::vector<double> u(v);
   for (double& x : u) x = scale * rng.Normal();
   return u;
-}
-
-// Wilson 95% interval of a proportion k / n.
-h::Interval Wilson(double k, double n) {
-  const double z = 1.959963984540054, p = k / n;
-  const double c = (p + z * z / (2 * n)) / (1 + z * z / n);
-  const double w = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
-  return {c - w, c + w};
 }
 
 // ---------------------------------------------------------------------------
@@ -89,7 +76,7 @@ h::Outcome ThreeFormsAgree(h::ClaimContext& ctx) {
     if (d % 100000 == 0) ctx.Progress(double(d) / draws);
   }
   const double p_loop = ChiSquareP(loop, esp), p_noise = ChiSquareP(noise, esp);
-  const std::string input = HashText("V=6 scale=1.5 seed=" + std::to_string(ctx.seed()));
+  const std::string input = h::Xxh3_128("V=6 scale=1.5 seed=" + std::to_string(ctx.seed())).Hex();
   auto record = [&](const char* metric, double value, const char* unit, const char* dir) {
     ctx.Record({.case_name = "three_forms",
                 .backend = "cpu",
@@ -100,7 +87,7 @@ h::Outcome ThreeFormsAgree(h::ClaimContext& ctx) {
                 .value = value,
                 .n = draws,
                 .input_hash = input,
-                .output_hash = HashValues({value})});
+                .output_hash = h::HashDoubles({value}).Hex()});
   };
   record("chi2_p_loop_vs_exact", p_loop, "p", "none");
   record("chi2_p_noise_vs_exact", p_noise, "p", "none");
@@ -160,8 +147,9 @@ h::Outcome Stability(h::ClaimContext& ctx) {
                           WorstStabilityRatio(ref::SoftmaxProbabilities(prob.u, prob.temperature),
                                               ref::SoftmaxProbabilities(prob.u2, prob.temperature), prob));
   }
-  const std::string input = HashText("stability trials=" + std::to_string(trials) +
-                                     " seed=" + std::to_string(ctx.seed()));
+  const std::string input = h::Xxh3_128("stability trials=" + std::to_string(trials) +
+                                        " seed=" + std::to_string(ctx.seed()))
+                                .Hex();
   for (auto [name, value] : {std::pair{"pf", worst_pf}, std::pair{"softmax", worst_soft}}) {
     ctx.Record({.case_name = std::string("stability_") + name,
                 .backend = "cpu",
@@ -172,7 +160,7 @@ h::Outcome Stability(h::ClaimContext& ctx) {
                 .value = value,
                 .n = trials,
                 .input_hash = input,
-                .output_hash = HashValues({value})});
+                .output_hash = h::HashDoubles({value}).Hex()});
   }
   h::Outcome o;
   o.value = std::max(worst_pf, worst_soft);
@@ -262,7 +250,8 @@ h::Outcome Quality(h::ClaimContext& ctx) {
   const auto ci = h::BootstrapCi(diff, [](std::span<const double> s) { return h::Mean(s); }, 0.95,
                                  2000, ctx.seed());
   const double mean_diff = h::Mean(diff);
-  const std::string input = HashText(corpus.content_hash + " trials=" + std::to_string(trials));
+  const std::string input =
+      h::Xxh3_128(corpus.content_hash + " trials=" + std::to_string(trials)).Hex();
   auto record = [&](const char* case_name, const char* metric, double value, const char* unit,
                     int64_t n, std::optional<double> lo = {}, std::optional<double> hi = {}) {
     ctx.Record({.case_name = case_name,
@@ -276,7 +265,7 @@ h::Outcome Quality(h::ClaimContext& ctx) {
                 .ci_high = hi,
                 .n = n,
                 .input_hash = input,
-                .output_hash = HashValues({value})});
+                .output_hash = h::HashDoubles({value}).Hex()});
   };
   record("suboptimality", "max_E_pf_minus_E_softmax", worst_excess, "logit", trials);
   record("suboptimality", "min_softmax_over_pf_ratio", min_ratio, "ratio", trials);
@@ -329,8 +318,8 @@ h::Outcome WatermarkDistribution(h::ClaimContext& ctx) {
               .unit = "p",
               .value = p,
               .n = keys,
-              .input_hash = HashText("P4 seed=" + std::to_string(ctx.seed())),
-              .output_hash = HashValues({p})});
+              .input_hash = h::Xxh3_128("P4 seed=" + std::to_string(ctx.seed())).Hex(),
+              .output_hash = h::HashDoubles({p}).Hex()});
   h::Outcome o;
   o.value = p;
   o.setting = std::to_string(keys) + " keys, one fixed context, V = 8";
@@ -365,21 +354,25 @@ h::Outcome NullCalibration(h::ClaimContext& ctx) {
   const double band = 2.6 * std::sqrt(kAlpha * (1 - kAlpha) / texts);  // 0.0026 at 1e4
   const auto ks = h::KsTest(p_dedup, [](double x) { return std::clamp(x, 0.0, 1.0); });
   const double fpr_rep = double(fp_rep_nodedup) / texts, fpr_rep_dedup = double(fp_rep_dedup) / texts;
-  const std::string input = HashText("P5 texts=" + std::to_string(texts) + " seed=" + std::to_string(ctx.seed()));
+  const std::string input =
+      h::Xxh3_128("P5 texts=" + std::to_string(texts) + " seed=" + std::to_string(ctx.seed()))
+          .Hex();
   auto record = [&](const char* case_name, const char* metric, double value, const char* unit) {
-    const auto ci = Wilson(value * texts, texts);
+    const auto ci = h::WilsonInterval(value * texts, texts);
     const bool is_rate = std::string(unit) == "fraction";
-    ctx.Record({.case_name = case_name,
-                .backend = "cpu",
-                .params = {{"texts", texts}, {"length", length}, {"V", vocab}, {"m", 4}, {"alpha", kAlpha}},
-                .metric = metric,
-                .unit = unit,
-                .value = value,
-                .ci_low = is_rate ? std::optional<double>(ci.low) : std::nullopt,
-                .ci_high = is_rate ? std::optional<double>(ci.high) : std::nullopt,
-                .n = texts,
-                .input_hash = input,
-                .output_hash = HashValues({value})});
+    ctx.Record(
+        {.case_name = case_name,
+         .backend = "cpu",
+         .params =
+             {{"texts", texts}, {"length", length}, {"V", vocab}, {"m", 4}, {"alpha", kAlpha}},
+         .metric = metric,
+         .unit = unit,
+         .value = value,
+         .ci_low = is_rate ? std::optional<double>(ci.low) : std::nullopt,
+         .ci_high = is_rate ? std::optional<double>(ci.high) : std::nullopt,
+         .n = texts,
+         .input_hash = input,
+         .output_hash = h::HashDoubles({value}).Hex()});
   };
   record("null_random_dedup", "fpr", fpr, "fraction");
   record("null_random_dedup", "ks_p_uniform", ks.p_value, "p");
@@ -387,7 +380,7 @@ h::Outcome NullCalibration(h::ClaimContext& ctx) {
   record("null_repetitive_dedup", "fpr", fpr_rep_dedup, "fraction");
   h::Outcome o;
   o.value = fpr;
-  const auto ci = Wilson(fp_dedup, texts);
+  const auto ci = h::WilsonInterval(fp_dedup, texts);
   o.ci_low = ci.low;
   o.ci_high = ci.high;
   char s[240];
@@ -454,17 +447,22 @@ h::Outcome Power(h::ClaimContext& ctx) {
       ctx.Progress(double(mk * (scales.size() + 1) + sc + 1) / (marks.size() * (scales.size() + 1)));
     }
   }
-  const std::string input = HashText("P6 texts=" + std::to_string(texts) + " seed=" + std::to_string(ctx.seed()));
+  const std::string input =
+      h::Xxh3_128("P6 texts=" + std::to_string(texts) + " seed=" + std::to_string(ctx.seed()))
+          .Hex();
   std::vector<double> all;
   for (size_t mk = 0; mk < marks.size(); ++mk)
     for (size_t sc = 0; sc < scales.size(); ++sc)
       for (size_t l = 0; l < lengths.size(); ++l) {
-        const auto ci = Wilson(tpr[mk][sc][l] * texts, texts);
+        const auto ci = h::WilsonInterval(tpr[mk][sc][l] * texts, texts);
         all.push_back(tpr[mk][sc][l]);
         ctx.Record({.case_name = std::string("tpr_") + ref::WatermarkName(marks[mk]),
                     .backend = "cpu",
-                    .params = {{"entropy_nats", entropy[sc]}, {"length", lengths[l]},
-                               {"texts", texts}, {"V", vocab}, {"alpha", kAlpha}},
+                    .params = {{"entropy_nats", entropy[sc]},
+                               {"length", lengths[l]},
+                               {"texts", texts},
+                               {"V", vocab},
+                               {"alpha", kAlpha}},
                     .metric = "tpr_at_alpha",
                     .unit = "fraction",
                     .direction = "higher",
@@ -473,7 +471,7 @@ h::Outcome Power(h::ClaimContext& ctx) {
                     .ci_high = ci.high,
                     .n = texts,
                     .input_hash = input,
-                    .output_hash = HashValues({tpr[mk][sc][l]})});
+                    .output_hash = h::HashDoubles({tpr[mk][sc][l]}).Hex()});
       }
   ctx.Record({.case_name = "tpr_pf_deterministic_lm",
               .backend = "cpu",
@@ -483,7 +481,7 @@ h::Outcome Power(h::ClaimContext& ctx) {
               .value = det_tpr,
               .n = texts,
               .input_hash = input,
-              .output_hash = HashValues({det_tpr})});
+              .output_hash = h::HashDoubles({det_tpr}).Hex()});
   // PF: TPR non-decreasing along length (per entropy) and along entropy (per
   // length), up to 2 binomial SDs; the corners differ by a clear margin; the
   // deterministic LM stays at alpha (within 3 SDs of alpha).
@@ -496,7 +494,8 @@ h::Outcome Power(h::ClaimContext& ctx) {
   for (size_t l = 0; l < lengths.size(); ++l)
     for (size_t sc = 1; sc < scales.size(); ++sc)
       monotone = monotone && pf[sc][l] + sd(pf[sc][l]) >= pf[sc - 1][l];
-  const auto lo_ci = Wilson(pf[0][0] * texts, texts), hi_ci = Wilson(pf.back().back() * texts, texts);
+  const auto lo_ci = h::WilsonInterval(pf[0][0] * texts, texts),
+             hi_ci = h::WilsonInterval(pf.back().back() * texts, texts);
   const bool spread = hi_ci.low > lo_ci.high;
   const bool det_ok = det_tpr <= kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / texts);
   h::Outcome o;
@@ -550,9 +549,10 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
               .direction = "lower",
               .value = static_cast<double>(mismatches),
               .n = total,
-              .input_hash = HashText("P7/P8 seed=" + std::to_string(ctx.seed()) +
-                                     " batch=" + std::to_string(batch)),
-              .output_hash = HashValues(tokens)});
+              .input_hash = h::Xxh3_128("P7/P8 seed=" + std::to_string(ctx.seed()) +
+                                        " batch=" + std::to_string(batch))
+                                .Hex(),
+              .output_hash = h::HashDoubles(tokens).Hex()});
   h::Outcome o;
   o.value = static_cast<double>(mismatches);
   o.setting = std::to_string(total) + " rows of V = 131072 fp32 logits (greedy, PF, softmax)";

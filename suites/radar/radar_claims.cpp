@@ -41,15 +41,6 @@ namespace ref = cb::ref::radar;
 constexpr const char* kPaper = "Radar (Hao et al.)";
 constexpr int kResamples = 2000;
 
-std::string HashValues(const std::vector<double>& v) {
-  return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double)}).Hex();
-}
-std::string HashText(const std::string& s) { return h::Xxh3_128(s).Hex(); }
-
-h::Interval MeanCi(const std::vector<double>& x, uint64_t seed) {
-  return h::BootstrapCi(x, [](std::span<const double> s) { return h::Mean(s); }, 0.95, kResamples, seed);
-}
-
 double RelErr(const std::vector<double>& got, const std::vector<double>& want) {
   double num = 0, den = 0;
   for (size_t i = 0; i < got.size(); ++i) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
@@ -111,8 +102,8 @@ h::Outcome Unbiased(h::ClaimContext& ctx) {
                 .direction = "lower",
                 .value = z,
                 .n = draws,
-                .input_hash = HashValues(exact),
-                .output_hash = HashValues({mean, se})});
+                .input_hash = h::HashDoubles(exact).Hex(),
+                .output_hash = h::HashDoubles({mean, se}).Hex()});
   }
   h::Outcome o;
   o.value = worst_z;
@@ -178,30 +169,33 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
       ctx.Progress(double(++done) / (ts.size() * trials));
     }
   }
-  const std::string input = HashText(content);
+  const std::string input = h::Xxh3_128(content).Hex();
   std::vector<double> means, ses;
   for (const auto& row : rows) {
     const double m = row.hits.empty() ? 0 : h::Mean(row.hits);
     const double se = row.hits.size() > 1 ? std::sqrt(m * (1 - m) / row.hits.size()) : 0;
     means.push_back(m), ses.push_back(se);
-    const auto ci = row.hits.empty() ? h::Interval{0, 0} : MeanCi(row.hits, ctx.seed());
-    ctx.Record({.case_name = "needle_recall",
-                .backend = "cpu",
-                .params = {{"d", d}, {"D", row.D}, {"topk", topk}, {"trials", trials}, {"t_max", ts.back()}},
-                .metric = "recall",
-                .unit = "fraction",
-                .direction = "higher",
-                .value = m,
-                .ci_low = ci.low,
-                .ci_high = ci.high,
-                .n = static_cast<int64_t>(row.hits.size()),
-                .input_hash = input,
-                .output_hash = HashValues(row.hits)});
+    const auto ci = row.hits.empty() ? h::Interval{0, 0} : h::MeanBootstrapCi(row.hits, ctx.seed());
+    ctx.Record(
+        {.case_name = "needle_recall",
+         .backend = "cpu",
+         .params =
+             {{"d", d}, {"D", row.D}, {"topk", topk}, {"trials", trials}, {"t_max", ts.back()}},
+         .metric = "recall",
+         .unit = "fraction",
+         .direction = "higher",
+         .value = m,
+         .ci_low = ci.low,
+         .ci_high = ci.high,
+         .n = static_cast<int64_t>(row.hits.size()),
+         .input_hash = input,
+         .output_hash = h::HashDoubles(row.hits).Hex()});
   }
   bool monotone = true;
   for (size_t i = 1; i < means.size(); ++i)
     monotone &= means[i] >= means[i - 1] - 2 * std::hypot(ses[i], ses[i - 1]);
-  const auto ci = rows.back().hits.empty() ? h::Interval{0, 0} : MeanCi(rows.back().hits, ctx.seed());
+  const auto ci = rows.back().hits.empty() ? h::Interval{0, 0}
+                                           : h::MeanBootstrapCi(rows.back().hits, ctx.seed());
   h::Outcome o;
   o.value = means.back();
   o.ci_low = ci.low, o.ci_high = ci.high;
@@ -273,8 +267,8 @@ h::Outcome ExactFallback(h::ClaimContext& ctx) {
               .direction = "lower",
               .value = worst,
               .n = trials,
-              .input_hash = HashText(content),
-              .output_hash = HashValues({worst})});
+              .input_hash = h::Xxh3_128(content).Hex(),
+              .output_hash = h::HashDoubles({worst}).Hex()});
   ctx.Record({.case_name = "exact_fallback",
               .backend = "cpu",
               .params = {{"d", d}, {"t", 4162}, {"trials", trials}, {"precision", "fp64"}},
@@ -283,8 +277,8 @@ h::Outcome ExactFallback(h::ClaimContext& ctx) {
               .direction = "lower",
               .value = worst_ref,
               .n = trials,
-              .input_hash = HashText(content),
-              .output_hash = HashValues({worst_ref})});
+              .input_hash = h::Xxh3_128(content).Hex(),
+              .output_hash = h::HashDoubles({worst_ref}).Hex()});
   h::Outcome o;
   o.value = worst;
   o.setting = "t ~ 4096, d = 64: below the threshold, topk = #segments, budget covering every segment; fp32 CPU path vs fp64 dense";
@@ -337,22 +331,24 @@ h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
     err_all.push_back(RelErr(out, dense));
     ctx.Progress(double(tr + 1) / trials);
   }
-  const std::string input = HashText(content);
+  const std::string input = h::Xxh3_128(content).Hex();
   const char* names[] = {"radar", "oracle", "random", "last", "streaming"};
   for (size_t m = 0; m < err.size(); ++m) {
-    const auto ci = MeanCi(err[m], ctx.seed());
-    ctx.Record({.case_name = std::string("error_at_budget_") + names[m],
-                .backend = "cpu",
-                .params = {{"d", d}, {"D", D}, {"t", t}, {"budget", budget}, {"window", w}, {"trials", trials}},
-                .metric = "relative_output_error",
-                .unit = "fraction",
-                .direction = "lower",
-                .value = h::Mean(err[m]),
-                .ci_low = ci.low,
-                .ci_high = ci.high,
-                .n = trials,
-                .input_hash = input,
-                .output_hash = HashValues(err[m])});
+    const auto ci = h::MeanBootstrapCi(err[m], ctx.seed());
+    ctx.Record(
+        {.case_name = std::string("error_at_budget_") + names[m],
+         .backend = "cpu",
+         .params =
+             {{"d", d}, {"D", D}, {"t", t}, {"budget", budget}, {"window", w}, {"trials", trials}},
+         .metric = "relative_output_error",
+         .unit = "fraction",
+         .direction = "lower",
+         .value = h::Mean(err[m]),
+         .ci_low = ci.low,
+         .ci_high = ci.high,
+         .n = trials,
+         .input_hash = input,
+         .output_hash = h::HashDoubles(err[m]).Hex()});
   }
   std::vector<double> kx, ky, k_means;
   for (size_t i = 0; i < ks.size(); ++i) {
@@ -367,7 +363,7 @@ h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
                 .value = k_means.back(),
                 .n = trials,
                 .input_hash = input,
-                .output_hash = HashValues(err_k[i])});
+                .output_hash = h::HashDoubles(err_k[i]).Hex()});
   }
   const double worst_all = *std::max_element(err_all.begin(), err_all.end());
   // Paired differences radar - baseline per trial; CI must lie wholly <= 0.
@@ -377,7 +373,7 @@ h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
   for (size_t m : {size_t{2}, size_t{3}, size_t{4}}) {
     std::vector<double> diff;
     for (int tr = 0; tr < trials; ++tr) diff.push_back(err[0][tr] - err[m][tr]);
-    const auto ci = MeanCi(diff, ctx.seed() + m);
+    const auto ci = h::MeanBootstrapCi(diff, ctx.seed() + m);
     worst_hi = std::max(worst_hi, ci.high);
     const auto vm = h::AtMost(ci.low, ci.high, 0.0);
     char buf[200];
@@ -425,15 +421,19 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
     const h::TimingOptions opt{.warmup = 0, .repetitions = 3, .min_batch_seconds = 0.005, .seed = ctx.seed()};
     radar_secs.push_back(h::MeasureCpu([&] { cache.Decode(kv.Query(0), out.data()); }, opt).summary.median);
     dense_secs.push_back(h::MeasureCpu([&] { ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, out.data()); }, opt).summary.median);
-    ctx.Record({.case_name = "decode_macs",
-                .backend = "cpu",
-                .params = {{"t", t}, {"d", d}, {"D", D}, {"method", "radar"}, {"topk", topk}, {"window", w}},
-                .metric = "macs_per_step",
-                .unit = "macs",
-                .direction = "lower",
-                .value = radar_macs.back(),
-                .input_hash = cb::gen::ContentHash(kv),
-                .output_hash = HashValues({radar_macs.back(), double(ct.attended), double(ct.segment_len)})});
+    ctx.Record(
+        {.case_name = "decode_macs",
+         .backend = "cpu",
+         .params =
+             {{"t", t}, {"d", d}, {"D", D}, {"method", "radar"}, {"topk", topk}, {"window", w}},
+         .metric = "macs_per_step",
+         .unit = "macs",
+         .direction = "lower",
+         .value = radar_macs.back(),
+         .input_hash = cb::gen::ContentHash(kv),
+         .output_hash =
+             h::HashDoubles({radar_macs.back(), double(ct.attended), double(ct.segment_len)})
+                 .Hex()});
     ctx.Record({.case_name = "decode_macs",
                 .backend = "cpu",
                 .params = {{"t", t}, {"d", d}, {"method", "dense"}},
@@ -442,14 +442,14 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
                 .direction = "lower",
                 .value = dense_macs.back(),
                 .input_hash = cb::gen::ContentHash(kv),
-                .output_hash = HashValues({dense_macs.back()})});
+                .output_hash = h::HashDoubles({dense_macs.back()}).Hex()});
     ctx.Progress(double(lg - 11) / (max_log - 11));
   }
   const auto fr = h::FitPowerLaw(ts, radar_macs, ctx.seed());
   const auto fd = h::FitPowerLaw(ts, dense_macs, ctx.seed());
   const auto wr = h::FitPowerLaw(ts, radar_secs, ctx.seed());
   const auto wd = h::FitPowerLaw(ts, dense_secs, ctx.seed());
-  const std::string input = HashText(content);
+  const std::string input = h::Xxh3_128(content).Hex();
   auto record = [&](const char* name, const char* metric, const h::PowerFit& f, const std::vector<double>& y) {
     const bool timed = std::string(metric) == "wall_time_exponent";
     ctx.Record({.case_name = std::string("exponent_") + name,
@@ -464,7 +464,7 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
                 // A wall-time fit is a measurement: no hashes, so the gate does not
                 // hold it to bitwise equality.
                 .input_hash = timed ? "" : input,
-                .output_hash = timed ? "" : HashValues(y)});
+                .output_hash = timed ? "" : h::HashDoubles(y).Hex()});
   };
   record("radar", "macs_exponent", fr, radar_macs);
   record("dense", "macs_exponent", fd, dense_macs);
@@ -489,7 +489,7 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
               .metric = "rebuild_count",
               .unit = "count",
               .value = double(grow.counters().rebuilds),
-              .output_hash = HashValues({double(grow.counters().rebuilds)})});
+              .output_hash = h::HashDoubles({double(grow.counters().rebuilds)}).Hex()});
   h::Outcome o;
   o.value = fr.exponent;
   o.ci_low = fr.exponent_ci.low, o.ci_high = fr.exponent_ci.high;

@@ -57,11 +57,8 @@ nlohmann::json Setting(const gv::Params& p, int per_task) {
 
 // Wilson score interval for k successes of n, in the units of `scale`.
 std::pair<double, double> Wilson(int64_t k, int64_t n, double scale = 1.0) {
-  if (n == 0) return {0, scale};
-  const double z = 1.959963984540054, p = static_cast<double>(k) / n, z2 = z * z / n;
-  const double centre = (p + z2 / 2) / (1 + z2);
-  const double half = z * std::sqrt(p * (1 - p) / n + z2 / (4.0 * n)) / (1 + z2);
-  return {scale * std::max(0.0, centre - half), scale * std::min(1.0, centre + half)};
+  const h::Interval ci = h::WilsonInterval(static_cast<double>(k), static_cast<double>(n));
+  return {scale * ci.low, scale * ci.high};
 }
 
 h::Outcome Fraction(h::ClaimContext& ctx, const std::string& case_name, const std::string& metric, int64_t ok,
