@@ -60,8 +60,8 @@ using v8u16 = uint16_t __attribute__((vector_size(16)));
 // Logits per chunk: 2 KiB of fp32, in L1 between its two visits; also the
 // flush interval of the fp32 lane sums into fp64 (at most kChunk / lanes / 2
 // = 32 additions per lane, so fp32 rounding stays ~1e-6 relative). Measured
-// (1 thread, AVX-512): 256 -> 18, 512 -> 21.5, 1024 -> 21, 2048 -> 18 GB/s;
-// software prefetch and a pairwise lane reduction did not help.
+// with the 16-lane template (1 thread): 256 -> 18, 512 -> 21.5, 1024 -> 21,
+// 2048 -> 18 GB/s; a pairwise lane reduction did not help.
 constexpr int64_t kChunk = 512;
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr float kLog2e = 1.44269504088896341f;
