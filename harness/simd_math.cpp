@@ -12,4 +12,13 @@ bool CpuHasAvx2Fma() {
 #endif
 }
 
+bool CpuHasAvx512F() {
+#if CB_HAVE_SIMD_MATH
+  static const bool has = CpuHasAvx2Fma() && __builtin_cpu_supports("avx512f");
+  return has;
+#else
+  return false;
+#endif
+}
+
 }  // namespace cb::harness

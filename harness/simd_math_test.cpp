@@ -122,7 +122,67 @@ TEST_F(SimdMathTest, DoubleExpAndLogAreWithinFourUlp) {
   EXPECT_LE(worst, kMaxUlp);
 }
 
-#else
+#endif  // CB_HAVE_SIMD_MATH
+
+// Exp2Reduced() in a portable 8-lane GCC vector type (no target needed; the
+// calls are inlined, so the AVX argument-ABI note does not apply).
+#pragma GCC diagnostic ignored "-Wpsabi"
+using V8f = float __attribute__((vector_size(32)));
+using V8i = int32_t __attribute__((vector_size(32)));
+
+TEST(Exp2Reduced, RelativeErrorBelowThreeMillionthsOverItsDomain) {
+  double worst = 0;
+  float worst_u = 0;
+  std::vector<float> u(8 * 65536);  // evenly spaced over [-126, 127]
+  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<float>(-126.0 + 253.0 * i / (u.size() - 1));
+  for (size_t i = 0; i < u.size(); i += 8) {
+    V8f v;
+    std::memcpy(&v, u.data() + i, sizeof v);
+    const V8f r = simd::Exp2Reduced<V8f, V8i>(v);
+    for (int l = 0; l < 8; ++l) {
+      const double want = std::exp2(double(u[i + l]));
+      const double rel = std::fabs(r[l] - want) / want;
+      if (rel > worst) worst = rel, worst_u = u[i + l];
+    }
+  }
+  EXPECT_LT(worst, 3e-6) << "worst at u = " << worst_u;
+  // Below the domain: clamped to ~2^-126 (a normal float, never a wrapped exponent).
+  V8f low = V8f{} - 1000.0f;
+  const V8f r = simd::Exp2Reduced<V8f, V8i>(low);
+  EXPECT_GT(r[0], 0.0f);
+  EXPECT_LE(r[0], 1.0001f * 0x1p-126f);
+}
+
+#if CB_HAVE_SIMD_MATH
+CB_TARGET_AVX512 void Exp2Reduced16(const float* u, float* out) {
+  _mm512_storeu_ps(out, simd::Exp2Reduced(_mm512_loadu_ps(u)));
+}
+
+// The AVX-512 form (vrndscaleps / vscalefps): the same bound, a clean
+// underflow to 0 below the float range, NaN for NaN.
+TEST(Exp2Reduced, Avx512FormWithinTheSameBound) {
+  if (!CpuHasAvx512F()) GTEST_SKIP() << "this CPU has no AVX-512F";
+  std::vector<float> u(16 * 32768);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<float>(-126.0 + 253.0 * i / (u.size() - 1));
+  std::vector<float> got(u.size());
+  for (size_t i = 0; i < u.size(); i += 16) Exp2Reduced16(u.data() + i, got.data() + i);
+  double worst = 0;
+  for (size_t i = 0; i < u.size(); ++i) {
+    const double want = std::exp2(double(u[i]));
+    worst = std::max(worst, std::fabs(got[i] - want) / want);
+  }
+  EXPECT_LT(worst, 3e-6);
+  float edge[16] = {0.0f, -1000.0f, std::numeric_limits<float>::quiet_NaN(), 1.0f, -0.5f, 0.5f};
+  float out[16];
+  Exp2Reduced16(edge, out);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], 0.0f);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_EQ(out[3], 2.0f);
+}
+#endif
+
+#if !CB_HAVE_SIMD_MATH
 TEST(SimdMathTest, NotX86) { GTEST_SKIP() << "libmvec's AVX2 entry points are x86-64 only"; }
 #endif
 

@@ -33,6 +33,10 @@ DreGroup DreParams(std::span<const float> x, const DreOptions& opt) {
     max_abs = std::max(max_abs, a);
     if (a != 0.0f || opt.min_includes_zeros) min_nonzero = std::min(min_nonzero, a);
   }
+  return DreParamsFromExtrema(max_abs, min_nonzero, opt);
+}
+
+DreGroup DreParamsFromExtrema(float max_abs, float min_nonzero, const DreOptions& opt) {
   const float big = max_abs + opt.min_val;                                        // M
   const float small = std::isinf(min_nonzero) ? big : min_nonzero + opt.min_val;  // mu (all zero: R = 1)
   const float ratio = big / small;                                    // R >= 1

@@ -88,6 +88,11 @@ struct DreTensor {
 //
 // s, k, c of one group x (1 <= x.size() <= 128) as above.
 DreGroup DreParams(std::span<const float> x, const DreOptions& opt);
+// The same from a group's max|x| and its min|x| over the elements the
+// minimum counts (nonzero ones, or all with min_includes_zeros; +inf when
+// there is none): what DreParams computes after its scan, shared with the
+// fast CPU path (suites/coat/coat_cpu.cpp) so that both give the same bits.
+DreGroup DreParamsFromExtrema(float max_abs, float min_counted, const DreOptions& opt);
 
 // DreEncodeGroup() / DreDecodeGroup()
 //

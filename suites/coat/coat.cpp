@@ -1,5 +1,5 @@
 // File: suites/coat/coat.cpp
-// CPU path and backend dispatch of coat.h.
+// CPU path and backend dispatch of coat.h (the fast CPU DRE is coat_cpu.cpp).
 #include "suites/coat/coat.h"
 
 #include <stdexcept>
@@ -27,7 +27,11 @@ std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref
   RequireAvailable(b);
   if (b == harness::Backend::kCpu) {
     std::vector<uint8_t> out(x.size());
-    ref::fp8::EncodeSpan(x, out, f);
+    if (f == ref::fp8::Format::kE4M3) {
+      EncodeE4M3Cpu(x, out);
+    } else {
+      ref::fp8::EncodeSpan(x, out, f);
+    }
     return out;
   }
 #if CB_HAVE_CUDA
@@ -40,7 +44,7 @@ std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref
 ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
                                  const ref::coat::DreOptions& opt) {
   RequireAvailable(b);
-  if (b == harness::Backend::kCpu) return ref::coat::DreQuantize(x, opt);
+  if (b == harness::Backend::kCpu) return DreQuantizeCpu(x, opt);
 #if CB_HAVE_CUDA
   return DreQuantizeCuda(x, opt);
 #else
@@ -50,7 +54,11 @@ ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
 
 std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor& t) {
   RequireAvailable(b);
-  if (b == harness::Backend::kCpu) return ref::coat::DreDequantize(t);
+  if (b == harness::Backend::kCpu) {
+    std::vector<float> out(static_cast<size_t>(t.size));
+    DreDequantizeCpu(t, out);
+    return out;
+  }
 #if CB_HAVE_CUDA
   return DreDequantizeCuda(t);
 #else
@@ -61,7 +69,7 @@ std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor&
 ref::coat::ScaledTensor QuantizeGroup16(harness::Backend b, std::span<const float> x,
                                         ref::fp8::Format f) {
   RequireAvailable(b);
-  if (b == harness::Backend::kCpu) return ref::coat::QuantizePerGroup16(x, f);
+  if (b == harness::Backend::kCpu) return QuantizeGroup16Cpu(x, f);
 #if CB_HAVE_CUDA
   return QuantizeGroup16Cuda(x, f);
 #else

@@ -2,9 +2,12 @@
 // CPU benchmarks of COAT's quantizers, named "coat/<case>/<n>". Target
 // (issue 8): quantize + dequantize >= 1 GB/s per core, counted as fp32
 // input bytes per second (bytes_per_second). Single-threaded.
+//   *_cpu  the CPU path (coat_cpu.cpp: AVX2 encode/decode, libmvec log2/exp2
+//          for DRE), what coat.h's Backend::kCpu runs;
+//   *_ref  the reference (reference/coat/quant.h), for comparison.
 // Napkin math: a 128-group is 512 B of fp32; at 1 GB/s that is 0.5 us, i.e.
-// ~4 ns per element for encode + decode together. DRE spends two powf per
-// element (expand, then contract), which is why it is the slow one.
+// ~4 ns per element for encode + decode together. The reference's DRE spends
+// two powf per element (expand, then contract), which is why it is slow.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -13,6 +16,7 @@
 #include "harness/random.h"
 #include "reference/coat/quant.h"
 #include "reference/fp8.h"
+#include "suites/coat/coat.h"
 
 namespace cb::coat {
 namespace {
@@ -24,17 +28,23 @@ std::vector<float> MomentLike(int64_t n) {
   return x;
 }
 
-void DreQuantDequant(benchmark::State& state) {
+void DreQuantDequant(benchmark::State& state, bool reference) {
   const auto x = MomentLike(state.range(0));
   std::vector<float> out(x.size());
   for (auto _ : state) {
-    const auto t = ref::coat::DreQuantize(x, {});
-    ref::coat::DreDequantizeInto(t, out);
+    if (reference) {
+      const auto t = ref::coat::DreQuantize(x, {});
+      ref::coat::DreDequantizeInto(t, out);
+    } else {
+      const auto t = DreQuantizeCpu(x, {});
+      DreDequantizeCpu(t, out);
+    }
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK(DreQuantDequant)->Name("coat/dre_quant_dequant_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(DreQuantDequant, cpu, false)->Name("coat/dre_quant_dequant_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(DreQuantDequant, ref, true)->Name("coat/dre_quant_dequant_ref")->Arg(1 << 20);
 
 void MaxScaleQuantDequant(benchmark::State& state) {
   const auto x = MomentLike(state.range(0));
@@ -47,27 +57,39 @@ void MaxScaleQuantDequant(benchmark::State& state) {
 }
 BENCHMARK(MaxScaleQuantDequant)->Name("coat/maxscale_quant_dequant_cpu")->Arg(1 << 20);
 
-void Group16QuantDequant(benchmark::State& state) {
+void Group16QuantDequant(benchmark::State& state, bool reference) {
   const auto x = MomentLike(state.range(0));
   for (auto _ : state) {
-    const auto t = ref::coat::QuantizePerGroup16(x, ref::fp8::Format::kE4M3);
-    const auto back = ref::coat::Dequantize(t);
-    benchmark::DoNotOptimize(back.data());
+    if (reference) {
+      const auto t = ref::coat::QuantizePerGroup16(x, ref::fp8::Format::kE4M3);
+      const auto back = ref::coat::Dequantize(t);
+      benchmark::DoNotOptimize(back.data());
+    } else {
+      const auto t = QuantizeGroup16Cpu(x, ref::fp8::Format::kE4M3);
+      const auto back = DequantizeCpu(t);
+      benchmark::DoNotOptimize(back.data());
+    }
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK(Group16QuantDequant)->Name("coat/group16_quant_dequant_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Group16QuantDequant, cpu, false)->Name("coat/group16_quant_dequant_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Group16QuantDequant, ref, true)->Name("coat/group16_quant_dequant_ref")->Arg(1 << 20);
 
-void Fp8Encode(benchmark::State& state) {
+void Fp8Encode(benchmark::State& state, bool reference) {
   const auto x = MomentLike(state.range(0));
   std::vector<uint8_t> q(x.size());
   for (auto _ : state) {
-    ref::fp8::EncodeSpan(x, q, ref::fp8::Format::kE4M3);
+    if (reference) {
+      ref::fp8::EncodeSpan(x, q, ref::fp8::Format::kE4M3);
+    } else {
+      EncodeE4M3Cpu(x, q);
+    }
     benchmark::DoNotOptimize(q.data());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK(Fp8Encode)->Name("coat/fp8_encode_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Fp8Encode, cpu, false)->Name("coat/fp8_encode_cpu")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Fp8Encode, ref, true)->Name("coat/fp8_encode_ref")->Arg(1 << 20);
 
 }  // namespace
 }  // namespace cb::coat

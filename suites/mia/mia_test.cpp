@@ -3,10 +3,15 @@
 // reference (reference/mia/mia.h StatsFromLogits), within 1e-4 relative, on
 // fresh random logits with flat, peaked and ordinary rows, fp32 and bf16, a
 // vocabulary that is not a multiple of the vector width and one at 2^17;
-// plus its bad-input errors and the synthetic experiment's plumbing.
+// each CPU instruction-set path forced (portable, AVX2, AVX-512) and rows
+// whose maximum rises late (the one-pass rescaling); plus its bad-input
+// errors and the synthetic experiment's plumbing.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fixtures/backend_test.h"
@@ -41,16 +46,32 @@ std::vector<float> MakeLogits(cb::harness::Rng& rng, const Case& c) {
   return z;
 }
 
-TEST_P(ScoreKernelTest, AgreesWithFp64Reference) {
-  cb::harness::Rng rng(static_cast<uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 17, 5);
-  for (const Case c : {Case{8, 1000, LogitType::kF32}, Case{8, 4099, LogitType::kBf16},
-                       Case{4, 131072, LogitType::kF32}, Case{4, 131072, LogitType::kBf16}}) {
+// Every row of `got` against the fp64 reference on the (rounded) logits z.
+void ExpectAgreesWithReference(const cb::mia::PositionScores& got, const std::vector<float>& z, int64_t rows,
+                               int64_t vocab, const std::vector<int32_t>& targets, const std::string& what) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::vector<double> row(z.begin() + r * vocab, z.begin() + (r + 1) * vocab);
+    const auto want = cb::ref::mia::StatsFromLogits(row, targets[r]);
+    auto close = [](double g, double w, double atol) { return std::abs(g - w) <= atol + 1e-4 * std::abs(w); };
+    EXPECT_TRUE(close(got.logp[r], want.logp, 1e-6)) << what << " row " << r << " V " << vocab << ": " << got.logp[r] << " vs " << want.logp;
+    EXPECT_TRUE(close(got.mu[r], want.mu, 1e-6)) << what << " row " << r << " V " << vocab << ": " << got.mu[r] << " vs " << want.mu;
+    EXPECT_TRUE(close(std::sqrt(got.sigma2[r]), std::sqrt(want.sigma2), 1e-6))
+        << what << " row " << r << " V " << vocab << ": " << got.sigma2[r] << " vs " << want.sigma2;
+  }
+}
+
+// Runs `score` on fresh logits of each case (bf16 ones rounded first, so the
+// reference sees the values the kernel reads) and checks every row.
+template <class Score>
+void CheckCases(cb::harness::Rng& rng, std::initializer_list<Case> cases, const Score& score,
+                const std::string& what) {
+  for (const Case c : cases) {
     std::vector<float> z = MakeLogits(rng, c);
     std::vector<uint16_t> zb;
     if (c.type == LogitType::kBf16) {
       for (float& x : z) {
         zb.push_back(cb::mia::FloatToBf16(x));
-        x = cb::mia::Bf16ToFloat(zb.back());  // the reference sees the rounded values
+        x = cb::mia::Bf16ToFloat(zb.back());
       }
     }
     std::vector<int32_t> targets(c.rows);
@@ -58,16 +79,89 @@ TEST_P(ScoreKernelTest, AgreesWithFp64Reference) {
     // The peaked row's target is its peak half of the time (log p ~ 0).
     const cb::mia::LogitsView view{c.type == LogitType::kF32 ? static_cast<const void*>(z.data()) : zb.data(),
                                    c.rows, c.vocab, c.type};
-    const auto got = cb::mia::ScorePositions(backend(), view, targets, 2);
-    for (int64_t r = 0; r < c.rows; ++r) {
-      const std::vector<double> row(z.begin() + r * c.vocab, z.begin() + (r + 1) * c.vocab);
-      const auto want = cb::ref::mia::StatsFromLogits(row, targets[r]);
-      auto close = [](double g, double w, double atol) { return std::abs(g - w) <= atol + 1e-4 * std::abs(w); };
-      EXPECT_TRUE(close(got.logp[r], want.logp, 1e-6)) << "row " << r << " V " << c.vocab << ": " << got.logp[r] << " vs " << want.logp;
-      EXPECT_TRUE(close(got.mu[r], want.mu, 1e-6)) << "row " << r << " V " << c.vocab << ": " << got.mu[r] << " vs " << want.mu;
-      EXPECT_TRUE(close(std::sqrt(got.sigma2[r]), std::sqrt(want.sigma2), 1e-6))
-          << "row " << r << " V " << c.vocab << ": " << got.sigma2[r] << " vs " << want.sigma2;
+    ExpectAgreesWithReference(score(view, targets), z, c.rows, c.vocab, targets, what);
+  }
+}
+
+TEST_P(ScoreKernelTest, AgreesWithFp64Reference) {
+  cb::harness::Rng rng(static_cast<uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 17, 5);
+  CheckCases(rng,
+             {Case{8, 1000, LogitType::kF32}, Case{8, 4099, LogitType::kBf16}, Case{4, 131072, LogitType::kF32},
+              Case{4, 131072, LogitType::kBf16}},
+             [&](const cb::mia::LogitsView& v, const std::vector<int32_t>& t) {
+               return cb::mia::ScorePositions(backend(), v, t, 2);
+             },
+             std::string(cb::harness::BackendName(backend())));
+}
+
+// Each instruction-set path of the CPU kernel, forced: the portable one is
+// what a CPU without AVX2 runs, so it is tested here too.
+TEST(ScoreKernelCpuPaths, EachPathAgreesWithFp64Reference) {
+  using cb::mia::CpuPath;
+  cb::harness::Rng rng(static_cast<uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 29, 6);
+  int tested = 0;
+  for (const CpuPath path : {CpuPath::kPortable, CpuPath::kAvx2, CpuPath::kAvx512}) {
+    if (!cb::mia::CpuPathAvailable(path)) {
+      std::cout << "[ skipped  ] CPU path " << cb::mia::CpuPathName(path) << ": not supported by this CPU\n";
+      continue;
     }
+    ++tested;
+    // 8 rows of 1000 and 4099 (not multiples of the lanes or the chunk), 4
+    // rows of 2^17 (256 chunks: the running maximum rises mid-row).
+    CheckCases(rng,
+               {Case{8, 1000, LogitType::kF32}, Case{8, 4099, LogitType::kBf16}, Case{4, 131072, LogitType::kF32},
+                Case{8, 3, LogitType::kF32}},
+               [&](const cb::mia::LogitsView& v, const std::vector<int32_t>& t) {
+                 return cb::mia::ScorePositionsCpu(v, t, 2, path);
+               },
+               cb::mia::CpuPathName(path));
+  }
+  EXPECT_GE(tested, 1);
+}
+
+// Non-finite logits on every path (the auto path is covered by the backend
+// test below): NaN, +Inf and -Inf in a vector body and a scalar tail.
+TEST(ScoreKernelCpuPaths, EachPathRejectsNonFiniteLogits) {
+  using cb::mia::CpuPath;
+  const std::vector<int32_t> targets = {0, 1, 2};
+  for (const CpuPath path : {CpuPath::kPortable, CpuPath::kAvx2, CpuPath::kAvx512}) {
+    const std::vector<float> ok(3 * 67, 0.25f);
+    if (!cb::mia::CpuPathAvailable(path)) {
+      EXPECT_THROW(cb::mia::ScorePositionsCpu({ok.data(), 3, 67, LogitType::kF32}, targets, 1, path),
+                   std::runtime_error);
+      continue;
+    }
+    for (const float bad : {NAN, INFINITY, -INFINITY}) {
+      for (const int64_t pos : {int64_t{7}, int64_t{65}}) {
+        std::vector<float> w = ok;
+        w[1 * 67 + pos] = bad;
+        EXPECT_THROW(cb::mia::ScorePositionsCpu({w.data(), 3, 67, LogitType::kF32}, targets, 1, path),
+                     std::invalid_argument)
+            << cb::mia::CpuPathName(path) << " " << bad << " at " << pos;
+      }
+    }
+  }
+}
+
+// The one-pass kernel rescales its sums when a later chunk raises the row's
+// maximum: a rising ramp (new maximum in every chunk), a maximum in the last
+// chunk far above the rest (the old sums drop below 2^-300 and are reset), and
+// a maximum in the last chunk just above the rest.
+TEST(ScoreKernelCpuPaths, MaximumRisingLateInTheRow) {
+  const int64_t v = 5000;
+  std::vector<float> z(3 * v);
+  cb::harness::Rng rng(3, 1);
+  for (int64_t i = 0; i < v; ++i) {
+    z[i] = 0.004f * float(i);
+    z[v + i] = float(rng.Normal());
+    z[2 * v + i] = float(rng.Normal());
+  }
+  z[v + v - 3] = 400.0f;
+  z[2 * v + v - 3] = 4.5f;
+  const std::vector<int32_t> targets = {int32_t(v - 1), int32_t(v - 3), 7};
+  for (const auto path : {cb::mia::CpuPath::kAuto, cb::mia::CpuPath::kPortable}) {
+    const auto got = cb::mia::ScorePositionsCpu({z.data(), 3, v, LogitType::kF32}, targets, 1, path);
+    ExpectAgreesWithReference(got, z, 3, v, targets, cb::mia::CpuPathName(path));
   }
 }
 

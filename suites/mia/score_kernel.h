@@ -13,9 +13,10 @@
 // (CPU) or per-thread fp32 with an fp64 block reduction (CUDA).
 //
 // Backends:
-//   kCpu   the CPU fast path (score_kernel.cpp): two passes per row (max, then
-//          a vectorised polynomial exp with the three sums; the second pass
-//          reads the row from cache), rows split over `threads` threads;
+//   kCpu   the CPU fast path (score_kernel.cpp): one pass per row in
+//          L1-sized chunks (chunk max, then 2^u and the three sums in base 2,
+//          with rescaling when the maximum rises), AVX-512 / AVX2 / portable
+//          code picked by CPU feature, rows split over `threads` threads;
 //   kCuda  mia.cu: one block per row, online max/sum (each thread keeps
 //          (max, S0, S1, S2) and rescales when its max grows; the block
 //          combines the partial states), bf16 or fp32 loads, V up to 2^18 and
@@ -60,9 +61,17 @@ float Bf16ToFloat(uint16_t b);
 PositionScores ScorePositions(cb::harness::Backend backend, const LogitsView& logits,
                               std::span<const int32_t> targets, int threads = 1);
 
-// The CPU fast path (also used directly by benchmarks).
+// Instruction set of the CPU fast path: kAuto picks the best this CPU runs
+// (AVX-512F, else AVX2+FMA, else portable); tests force each one.
+enum class CpuPath { kAuto, kAvx512, kAvx2, kPortable };
+const char* CpuPathName(CpuPath path);  // "auto" | "avx512" | "avx2" | "portable"
+bool CpuPathAvailable(CpuPath path);
+CpuPath BestCpuPath();  // never kAuto
+
+// The CPU fast path (also used directly by benchmarks). Throws
+// std::runtime_error when `path` needs instructions this CPU lacks.
 PositionScores ScorePositionsCpu(const LogitsView& logits, std::span<const int32_t> targets,
-                                 int threads = 1);
+                                 int threads = 1, CpuPath path = CpuPath::kAuto);
 
 #if CB_HAVE_CUDA
 // The CUDA path (mia.cu): copies host logits to the device, runs the fused
