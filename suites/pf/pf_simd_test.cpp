@@ -160,3 +160,69 @@ TEST(PfSimd, GreedyAndInputScanMatchScalar) {
 
 }  // namespace
 }  // namespace cb::pf
+
+namespace cb::pf {
+namespace {
+
+// Texts with repeated stretches (so every de-duplication mode drops
+// something), short texts (n <= m, n = m + 1) and long ones (two threads).
+std::vector<int32_t> Text(h::Rng& rng, int64_t n, int32_t vocab) {
+  std::vector<int32_t> text(static_cast<size_t>(n));
+  for (auto& t : text) t = static_cast<int32_t>(rng.UniformInt(0, vocab - 1));
+  for (int64_t i = 0; i + 40 < n; i += 97) {  // copy a 12-token phrase forward
+    const int64_t from = static_cast<int64_t>(rng.UniformInt(0, i));
+    for (int j = 0; j < 12 && i + 28 + j < n; ++j) text[i + 28 + j] = text[from + j];
+  }
+  return text;
+}
+
+TEST(PfDetectCpu, MatchesReferenceOnFreshTexts) {
+  const uint64_t seed = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 5);
+  const int64_t lengths[] = {1, 4, 5, 37, 300, 5000, 40000};
+  for (int64_t n : lengths) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto text = Text(rng, n, trial == 0 ? 50 : 32000);
+      const ref::WatermarkParams params{.key = rng.NextU64(), .context = 1 + trial * 2 + (n % 3 == 0),
+                                        .gamma = 0.25 + 0.25 * trial};
+      for (ref::Watermark w : {ref::Watermark::kPf, ref::Watermark::kGumbel, ref::Watermark::kKgw}) {
+        for (ref::Dedup dedup : {ref::Dedup::kNone, ref::Dedup::kContext, ref::Dedup::kContextToken}) {
+          const auto want = ref::Detect(w, params, text, dedup);
+          for (bool simd : {true, false}) {
+            const auto got = DetectCpu(w, params, text, dedup, simd);
+            SCOPED_TRACE(::testing::Message() << "n " << n << " m " << params.context << " "
+                                              << ref::WatermarkName(w) << " dedup "
+                                              << static_cast<int>(dedup) << " simd " << simd);
+            ASSERT_EQ(got.scored, want.scored);
+            if (w == ref::Watermark::kKgw) {
+              EXPECT_EQ(got.score, want.score);
+              EXPECT_EQ(got.p_value, want.p_value);
+            } else {
+              EXPECT_NEAR(got.score, want.score, 1e-11 * std::max(1.0, want.score));
+              EXPECT_NEAR(got.p_value, want.p_value, 1e-9 * std::max(1e-300, want.p_value) + 1e-12);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PfDetectCpu, BadInputAsReference) {
+  const ref::WatermarkParams params{.key = 1, .context = 2};
+  const std::vector<int32_t> empty;
+  EXPECT_THROW(DetectCpu(ref::Watermark::kPf, params, empty), std::invalid_argument);
+  EXPECT_THROW(DetectCpu(ref::Watermark::kNone, params, std::vector<int32_t>{1, 2, 3}),
+               std::invalid_argument);
+  try {
+    DetectCpu(ref::Watermark::kPf, params, std::vector<int32_t>{1, 2, 3, -4, 5});
+    ADD_FAILURE() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "Detect: negative token at 3");
+  }
+}
+
+}  // namespace
+}  // namespace cb::pf
