@@ -154,8 +154,9 @@ void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64
                        : internal::ScanRangeScalar(row, begin, end, temperature, noise, key, streams[b]);
   };
   bool all_ok = true;
-  // Greedy is a pure read: one thread. A long row of the noisy samplers is
-  // split in two halves (each even-sized, so Philox pairs do not straddle).
+  // A long single row of the noisy samplers is split in two halves (each
+  // even-sized, so Philox pairs do not straddle); greedy's single row is a
+  // pure read, which one thread does at cache speed. Batches split by rows.
   if (logits.batch == 1 && v >= (int64_t{1} << 15) && noise != Noise::kNone && Threads() > 1) {
     const int64_t mid = (v / 2) & ~int64_t{1};
     Best lo, hi;
@@ -174,8 +175,7 @@ void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64
         *ok = clean && finite;
       }
     };
-    if (Threads() > 1 && logits.batch >= 2 && logits.batch * v >= (int64_t{1} << 16) &&
-        noise != Noise::kNone) {
+    if (Threads() > 1 && logits.batch >= 2 && logits.batch * v >= (int64_t{1} << 16)) {
       const int64_t half = logits.batch / 2;
       bool ok_lo, ok_hi;
       RunPair([&] { rows(half, logits.batch, &ok_hi); }, [&] { rows(0, half, &ok_lo); });
