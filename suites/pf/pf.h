@@ -76,7 +76,9 @@ std::vector<double> ScoreTerms(cb::harness::Backend backend, cb::ref::pf::Waterm
 // and errors; n' and the KGW count identical to the reference, the PF/Gumbel
 // score within 1e-11 relative (libmvec log within 4 ulp, another summation
 // order), so the p-value agrees to ~1e-11 relative. allow_simd = false: the
-// scalar kernels (std::log, std::log1p).
+// scalar kernels (std::log, std::log1p). Keeps per-thread scratch buffers
+// (about 40 bytes per token of the longest text seen) so repeated calls do
+// not fault in fresh pages.
 cb::ref::pf::Detection DetectCpu(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams& params,
                                  std::span<const int32_t> tokens,
                                  cb::ref::pf::Dedup dedup = cb::ref::pf::Dedup::kContext,
