@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "suites/pf/pf_cpu_internal.h"
+#include "suites/pf/philox_avx512.h"
+
 namespace cb::pf {
 namespace {
 
@@ -21,7 +24,7 @@ void RequireBackend(h::Backend backend) {
 
 }  // namespace
 
-void CheckSampleInput(const LogitsView& logits, double temperature,
+void CheckSampleShape(const LogitsView& logits, double temperature,
                       std::span<const uint64_t> streams) {
   if (logits.vocab <= 0) throw std::invalid_argument("logits: vocabulary size V = 0");
   if (logits.batch <= 0 || logits.data == nullptr) throw std::invalid_argument("logits: empty batch");
@@ -33,8 +36,17 @@ void CheckSampleInput(const LogitsView& logits, double temperature,
   if (!(temperature > 0) || !std::isfinite(temperature))
     throw std::invalid_argument("temperature must be > 0 and finite, got " +
                                 std::to_string(temperature));
+}
+
+void CheckSampleInput(const LogitsView& logits, double temperature,
+                      std::span<const uint64_t> streams) {
+  CheckSampleShape(logits, temperature, streams);
+  const bool vector = CpuHasAvx512();
   for (int64_t b = 0; b < logits.batch; ++b) {
-    bool any_finite = false;
+    // A fast pass over the row; the slow loop below only names the culprit.
+    bool bad = false, any_finite = false;
+    internal::ScanLogits(logits.data + b * logits.vocab, logits.vocab, vector, &bad, &any_finite);
+    if (!bad && any_finite) continue;
     for (int64_t i = 0; i < logits.vocab; ++i) {
       const float v = logits.data[b * logits.vocab + i];
       if (std::isnan(v) || v == INFINITY)
@@ -48,13 +60,16 @@ void CheckSampleInput(const LogitsView& logits, double temperature,
 
 std::vector<int32_t> Sample(h::Backend backend, const LogitsView& logits, double temperature,
                             Noise noise, uint64_t key, std::span<const uint64_t> streams) {
-  CheckSampleInput(logits, temperature, streams);
-  RequireBackend(backend);
   std::vector<int32_t> tokens(static_cast<size_t>(logits.batch), -1);
   if (backend == h::Backend::kCpu) {
+    // The CPU path checks each row's logits in the pass that scans them
+    // (one read of the row instead of two) and throws as CheckSampleInput.
+    CheckSampleShape(logits, temperature, streams);
     SampleCpu(logits, temperature, noise, key, streams, tokens);
     return tokens;
   }
+  CheckSampleInput(logits, temperature, streams);
+  RequireBackend(backend);
 #if CB_HAVE_CUDA
   SampleCuda(logits, temperature, noise, key, streams, tokens);
   return tokens;

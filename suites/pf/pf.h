@@ -43,8 +43,12 @@ struct LogitsView {
   int64_t vocab = 0;
 };
 
-// Throws as described above; every backend calls it before any work.
+// Throws as described above. The CUDA path calls it before any work; the CPU
+// path calls CheckSampleShape (everything but the logits' values) first and
+// checks the values in the pass that reads them (SampleCpu).
 void CheckSampleInput(const LogitsView& logits, double temperature,
+                      std::span<const uint64_t> streams);
+void CheckSampleShape(const LogitsView& logits, double temperature,
                       std::span<const uint64_t> streams);
 
 // Sample()
@@ -65,9 +69,29 @@ std::vector<double> ScoreTerms(cb::harness::Backend backend, cb::ref::pf::Waterm
                                const cb::ref::pf::WatermarkParams& params,
                                std::span<const int32_t> texts, int64_t count, int64_t n);
 
-// The CPU paths; call through the functions above. REQUIRES: checked input.
+// DetectCpu()
+//
+// cb::ref::pf::Detect on the CPU, faster (suites/pf/pf_detect.cpp: vector
+// context hashes, Philox and log, two threads for long texts). Same checks
+// and errors; n' and the KGW count identical to the reference, the PF/Gumbel
+// score within 1e-11 relative (libmvec log within 4 ulp, another summation
+// order), so the p-value agrees to ~1e-11 relative. allow_simd = false: the
+// scalar kernels (std::log, std::log1p). Keeps per-thread scratch buffers
+// (about 40 bytes per token of the longest text seen) so repeated calls do
+// not fault in fresh pages.
+cb::ref::pf::Detection DetectCpu(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams& params,
+                                 std::span<const int32_t> tokens,
+                                 cb::ref::pf::Dedup dedup = cb::ref::pf::Dedup::kContext,
+                                 bool allow_simd = true);
+
+// The CPU paths; call through the functions above. SampleCpu REQUIRES
+// CheckSampleShape to have passed and throws CheckSampleInput's error for bad
+// logit values itself; ScoreTermsCpu REQUIRES checked input.
+// allow_simd = false forces the scalar kernels (the tests compare both; the
+// AVX-512 kernels run only where philox_avx512.h's CpuHasAvx512() is true).
 void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64_t key,
-               std::span<const uint64_t> streams, std::span<int32_t> tokens);
+               std::span<const uint64_t> streams, std::span<int32_t> tokens,
+               bool allow_simd = true);
 void ScoreTermsCpu(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams& params,
                    std::span<const int32_t> texts, int64_t count, int64_t n,
                    std::span<double> terms);

@@ -1,15 +1,19 @@
 // File: suites/pf/pf_bench.cpp
 // -----------------------------------------------------------------------------
 // Benchmarks of suites/pf/pf.h, recorded by `claimbench bench --filter pf/`:
-//   pf/cpu/sample_{greedy,pf,softmax}/V   one row of V fp32 logits (batch 1)
+//   pf/cpu/sample_{greedy,pf,softmax}/V/batch/T100   flat Gaussian logits
+//   pf/cpu/sample_pf_peaked/V/batch/T100            LLM-like peaked logits
 //   pf/cuda/sample_pf/V                   64 rows, device time only (events)
-//   pf/cpu/detect_pf/n                    reference detection (dedup + Gamma tail)
-// Napkin math: a row of V = 128k logits is 512 KiB; at the ~10-20 GB/s one
-// core streams, one read is 25-50 us. Each token also needs its keyed uniform
-// (half a Philox4x32-10 block, ~20 integer multiplies), which on this CPU
-// costs more than the read, so the sampling rows report bytes_per_second
-// (and its fraction of the copy ceiling) to show how far from the memory
-// bound the keyed noise keeps the CPU. Greedy is the pure-read reference.
+//   pf/cpu/detect_pf/n                    DetectCpu (dedup + Gamma tail), one text
+//   pf/reference/detect_pf/n              cb::ref::pf::Detect on the same text
+// Napkin math: a row of V = 128k logits is 512 KiB, one read of it at the
+// measured copy ceiling (~40-50 GB/s here) is 10-13 us. Each token also needs
+// its keyed uniform, half a Philox4x32-10 block: 64k blocks per row, each 10
+// rounds of two 32x32->64 multiplies. The AVX-512 kernel runs eight blocks per
+// vector in ~6 instructions a round, about 1.8 cycles a block on one core here,
+// i.e. ~23 us per row on each of two cores: the keyed noise, not the read,
+// bounds the noisy samplers, and bytes_per_second (and its fraction of the
+// copy ceiling) shows by how much. Greedy is the pure-read reference.
 // Detection: one context hash (m Mix64), one Philox block, one log and one
 // hash-set probe per token.
 #include <benchmark/benchmark.h>
@@ -37,23 +41,49 @@ std::vector<float> Logits(int64_t batch, int64_t v) {
   return x;
 }
 
-void SampleCpuBench(benchmark::State& state, Noise noise) {
-  const int64_t v = state.range(0);
-  const auto x = Logits(1, v);
-  std::vector<uint64_t> streams = {0};
+// An LLM-like row: a Gaussian bulk (sd 2.5) and 20 tokens 10-25 above it (a
+// peaked next-token distribution: the top token holds most of the mass).
+std::vector<float> PeakedLogits(int64_t batch, int64_t v) {
+  h::Rng rng(2025, 2);
+  std::vector<float> x(static_cast<size_t>(batch * v));
+  for (float& f : x) f = static_cast<float>(2.5 * rng.Normal());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int k = 0; k < 20; ++k)
+      x[b * v + static_cast<int64_t>(rng.UniformInt(0, v - 1))] = static_cast<float>(10 + 15 * rng.Uniform());
+  return x;
+}
+
+// Args: V, batch, T in hundredths. One call samples every row.
+void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
+  const int64_t v = state.range(0), batch = state.range(1);
+  const double temperature = static_cast<double>(state.range(2)) / 100;
+  const auto x = peaked ? PeakedLogits(batch, v) : Logits(batch, v);
+  std::vector<uint64_t> streams(static_cast<size_t>(batch), 0);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(Sample(h::Backend::kCpu, {x.data(), 1, v}, 1.0, noise, 7, streams));
-    ++streams[0];
+    benchmark::DoNotOptimize(
+        Sample(h::Backend::kCpu, {x.data(), batch, v}, temperature, noise, 7, streams));
+    for (auto& s : streams) ++s;
   }
-  state.SetBytesProcessed(state.iterations() * v * static_cast<int64_t>(sizeof(float)));
+  state.SetBytesProcessed(state.iterations() * batch * v * static_cast<int64_t>(sizeof(float)));
   state.counters["threads"] = static_cast<double>(std::min(2u, std::thread::hardware_concurrency()));
 }
-BENCHMARK_CAPTURE(SampleCpuBench, greedy, Noise::kNone)
-    ->Name("pf/cpu/sample_greedy")->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(SampleCpuBench, pf, Noise::kExponential)
-    ->Name("pf/cpu/sample_pf")->Arg(8192)->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(SampleCpuBench, softmax, Noise::kGumbel)
-    ->Name("pf/cpu/sample_softmax")->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
+// Flat Gaussian rows (the worst case for skipping: every token needs its
+// Philox block), batch 1 (512 KiB, cache-resident) and 64 (32 MiB, memory).
+BENCHMARK_CAPTURE(SampleCpuBench, greedy, Noise::kNone, false)
+    ->Name("pf/cpu/sample_greedy")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(SampleCpuBench, pf, Noise::kExponential, false)
+    ->Name("pf/cpu/sample_pf")->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(SampleCpuBench, softmax, Noise::kGumbel, false)
+    ->Name("pf/cpu/sample_softmax")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+// LLM-like rows at T = 1 and T = 0.5 (where the top tokens sit more than
+// 53 ln 2 above the bulk in a = u / T, so whole groups skip Philox).
+BENCHMARK_CAPTURE(SampleCpuBench, pf_peaked, Noise::kExponential, true)
+    ->Name("pf/cpu/sample_pf_peaked")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Args({131072, 1, 50})->Args({131072, 64, 50})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // The fp64 reference on the same row: what the fast path buys.
 void SampleReferenceBench(benchmark::State& state) {
@@ -67,18 +97,25 @@ void SampleReferenceBench(benchmark::State& state) {
 BENCHMARK(SampleReferenceBench)
     ->Name("pf/reference/sample_pf")->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void DetectCpuBench(benchmark::State& state) {
+// Detection of one text of n random tokens (m = 4, de-duplicated contexts):
+// the fast CPU path, and the fp64 reference for comparison.
+void DetectBench(benchmark::State& state, bool reference) {
   const int64_t n = state.range(0);
   h::Rng rng(9, 9);
   std::vector<int32_t> text(static_cast<size_t>(n));
   for (auto& t : text) t = static_cast<int32_t>(rng.UniformInt(0, 32000));
   const cb::ref::pf::WatermarkParams params{.key = 1, .context = 4};
-  for (auto _ : state)
-    benchmark::DoNotOptimize(cb::ref::pf::Detect(cb::ref::pf::Watermark::kPf, params, text));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reference ? cb::ref::pf::Detect(cb::ref::pf::Watermark::kPf, params, text)
+                                       : DetectCpu(cb::ref::pf::Watermark::kPf, params, text));
+  }
   state.counters["tokens_per_second"] =
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(DetectCpuBench)->Name("pf/cpu/detect_pf")->Arg(256)->Arg(65536)->UseRealTime();
+BENCHMARK_CAPTURE(DetectBench, cpu, false)
+    ->Name("pf/cpu/detect_pf")->Arg(256)->Arg(65536)->Arg(1 << 20)->UseRealTime();
+BENCHMARK_CAPTURE(DetectBench, reference, true)
+    ->Name("pf/reference/detect_pf")->Arg(256)->Arg(65536)->UseRealTime();
 
 #if CB_HAVE_CUDA
 void SampleCudaBench(benchmark::State& state) {

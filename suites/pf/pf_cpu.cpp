@@ -13,8 +13,10 @@
 //                1 - r (exact in fp64, harness/philox.h), as -log r >= 1 - r.
 //     One extra ln 2 of margin absorbs rounding, so a token whose bound is
 //     <= the best cannot be the reference's choice (ties keep the lower id).
-// Rows are split over threads when the batch is large, a single long row is
-// split in two halves over two threads (merged in id order).
+// Rows are split over two threads when the batch is large, a single long row
+// in two halves (merged in id order); the second thread is pair_runner.h's
+// persistent helper. The AVX-512 version of the scan (pf_cpu_avx512.cpp) adds
+// vector Philox, vector bounds and skipping of whole groups before Philox.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -25,19 +27,16 @@
 #include "harness/philox.h"
 #include "reference/pf/prf.h"
 #include "suites/pf/pf.h"
+#include "suites/pf/pair_runner.h"
+#include "suites/pf/pf_cpu_internal.h"
+#include "suites/pf/philox_avx512.h"
 
 namespace cb::pf {
+
+namespace internal {
 namespace {
 
 namespace h = cb::harness;
-using cb::ref::pf::Watermark;
-
-constexpr double kLn2 = 0.69314718055994530942;
-
-struct Best {
-  int64_t index = -1;
-  double value = -std::numeric_limits<double>::infinity();
-};
 
 // floor(log2(x)) of a positive normal double, from its bits.
 inline int Exponent(double x) {
@@ -51,22 +50,17 @@ inline void Consider(Best& best, int64_t i, float logit, double temperature, Noi
   if (logit == -INFINITY) return;
   const double a = static_cast<double>(logit) / temperature;
   const double r = h::UniformFromBits(word);
-  if (noise == Noise::kExponential) {
-    const double bound = a + (1 - Exponent(r)) * kLn2;
-    if (best.index >= 0 && bound <= best.value) return;
-    const double v = a + -std::log(r);
-    if (best.index < 0 || v > best.value) best = {i, v};
-  } else {
-    const double bound = a + (1 - Exponent(1.0 - r)) * kLn2;
-    if (best.index >= 0 && bound <= best.value) return;
-    const double v = a + -std::log(-std::log(r));
-    if (best.index < 0 || v > best.value) best = {i, v};
-  }
+  const double bound = noise == Noise::kExponential ? a + (1 - Exponent(r)) * kLn2
+                                                    : a + (1 - Exponent(1.0 - r)) * kLn2;
+  if (best.index >= 0 && bound <= best.value) return;
+  const double v = ExactValue(logit, temperature, noise, word);
+  if (best.index < 0 || v > best.value) best = {i, v};
 }
 
-// Best token among [begin, end) of one row (begin even).
-Best ScanRange(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
-               uint64_t key, uint64_t stream) {
+}  // namespace
+
+Best ScanRangeScalar(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
+                     uint64_t key, uint64_t stream) {
   Best best;
   if (noise == Noise::kNone) {
     for (int64_t i = begin; i < end; ++i)
@@ -116,39 +110,82 @@ Best ScanRange(const float* row, int64_t begin, int64_t end, double temperature,
   return best;
 }
 
-int Threads() { return static_cast<int>(std::max(1u, std::min(2u, std::thread::hardware_concurrency()))); }
+}  // namespace internal
+
+namespace {
+
+using internal::Best;
+using cb::ref::pf::Watermark;
+
+// hardware_concurrency() reads sysfs on every call: ask once.
+int Threads() {
+  static const int threads =
+      static_cast<int>(std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
+  return threads;
+}
+
+// The AVX-512 scan needs 1/T and logit/T well inside fp64's range.
+bool VectorScanApplies(Noise noise, double temperature) {
+  return noise != Noise::kNone && temperature >= 0x1p-64 && temperature <= 0x1p64 && CpuHasAvx512();
+}
 
 }  // namespace
 
 void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64_t key,
-               std::span<const uint64_t> streams, std::span<int32_t> tokens) {
+               std::span<const uint64_t> streams, std::span<int32_t> tokens, bool allow_simd) {
   const int64_t v = logits.vocab;
-  const int threads = Threads();
-  auto row_best = [&](int64_t b, int64_t begin, int64_t end) {
-    return ScanRange(logits.data + b * v, begin, end, temperature, noise, key, streams[b]);
+  const bool simd = allow_simd && CpuHasAvx512();
+  const bool vector_scan = allow_simd && VectorScanApplies(noise, temperature);
+  // Scans [begin, end) of row b after checking its values there (the check
+  // pulls the range into cache for the scan). *clean = no NaN/+inf;
+  // *finite = some finite logit.
+  auto range_best = [&](int64_t b, int64_t begin, int64_t end, bool* clean, bool* finite) {
+    const float* row = logits.data + b * v;
+    bool bad = false;
+    internal::ScanLogits(row + begin, end - begin, simd, &bad, finite);
+    *clean = !bad;
+    Best best;
+    if (bad || !*finite) return best;
+    if (noise == Noise::kNone) {
+      const int64_t i = begin + internal::ArgmaxRow(row + begin, end - begin, simd);
+      return Best{i, static_cast<double>(row[i])};
+    }
+    return vector_scan ? internal::ScanRangeAvx512(row, begin, end, temperature, noise, key, streams[b])
+                       : internal::ScanRangeScalar(row, begin, end, temperature, noise, key, streams[b]);
   };
-  if (logits.batch == 1 && v >= (int64_t{1} << 15) && threads > 1) {
-    const int64_t mid = (v / 2) & ~int64_t{1};  // even, so Philox pairs do not straddle
-    Best hi;
-    std::thread worker([&] { hi = row_best(0, mid, v); });
-    const Best lo = row_best(0, 0, mid);
-    worker.join();
-    // Ties: the lower half wins.
-    tokens[0] = static_cast<int32_t>((hi.index >= 0 && (lo.index < 0 || hi.value > lo.value))
-                                         ? hi.index : lo.index);
-    return;
-  }
-  auto rows = [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) tokens[b] = static_cast<int32_t>(row_best(b, 0, v).index);
-  };
-  if (threads > 1 && logits.batch >= 2 && logits.batch * v >= (int64_t{1} << 16)) {
-    const int64_t half = logits.batch / 2;
-    std::thread worker([&] { rows(half, logits.batch); });
-    rows(0, half);
-    worker.join();
+  bool all_ok = true;
+  // A long single row of the noisy samplers is split in two halves (each
+  // even-sized, so Philox pairs do not straddle); greedy's single row is a
+  // pure read, which one thread does at cache speed. Batches split by rows.
+  if (logits.batch == 1 && v >= (int64_t{1} << 15) && noise != Noise::kNone && Threads() > 1) {
+    const int64_t mid = (v / 2) & ~int64_t{1};
+    Best lo, hi;
+    bool lo_clean, lo_finite, hi_clean, hi_finite;
+    RunPair([&] { hi = range_best(0, mid, v, &hi_clean, &hi_finite); },
+            [&] { lo = range_best(0, 0, mid, &lo_clean, &lo_finite); });
+    all_ok = lo_clean && hi_clean && (lo_finite || hi_finite);
+    internal::Merge(lo, hi);  // ties: the lower id
+    tokens[0] = static_cast<int32_t>(lo.index);
   } else {
-    rows(0, logits.batch);
+    auto rows = [&](int64_t b0, int64_t b1, bool* ok) {
+      *ok = true;
+      for (int64_t b = b0; b < b1 && *ok; ++b) {
+        bool clean, finite;
+        tokens[b] = static_cast<int32_t>(range_best(b, 0, v, &clean, &finite).index);
+        *ok = clean && finite;
+      }
+    };
+    if (Threads() > 1 && logits.batch >= 2 && logits.batch * v >= (int64_t{1} << 16)) {
+      const int64_t half = logits.batch / 2;
+      bool ok_lo, ok_hi;
+      RunPair([&] { rows(half, logits.batch, &ok_hi); }, [&] { rows(0, half, &ok_lo); });
+      all_ok = ok_lo && ok_hi;
+    } else {
+      rows(0, logits.batch, &all_ok);
+    }
   }
+  // Bad values somewhere: the full check names the first culprit and throws.
+  if (!all_ok) CheckSampleInput(logits, temperature, streams);
 }
 
 void ScoreTermsCpu(Watermark w, const cb::ref::pf::WatermarkParams& params,

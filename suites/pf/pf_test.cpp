@@ -86,6 +86,23 @@ TEST_P(PfBackendTest, BadInput) {
                std::invalid_argument);
   EXPECT_THROW(Sample(backend(), {ok.data(), 1, 2}, 0.0, Noise::kExponential, 1, one),
                std::invalid_argument);
+  // The CPU path checks values in its scan: the message still names the
+  // first culprit (row 1 here, the first row being clean), for every noise.
+  std::vector<float> rows(2 * 40000, 0.5f);
+  rows[40000 + 39999] = INFINITY;
+  rows[40000 + 7] = NAN;
+  const std::vector<uint64_t> two_streams = {0, 1};
+  for (Noise noise : {Noise::kNone, Noise::kExponential, Noise::kGumbel}) {
+    try {
+      Sample(backend(), {rows.data(), 2, 40000}, 1.0, noise, 1, two_streams);
+      ADD_FAILURE() << "expected invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "logits: row 1 column 7 is NaN");
+    }
+  }
+  std::vector<float> all_neg_inf(40000, -INFINITY);
+  EXPECT_THROW(Sample(backend(), {all_neg_inf.data(), 1, 40000}, 1.0, Noise::kExponential, 1, one),
+               std::invalid_argument);
   const std::vector<uint64_t> two = {0, 1};
   EXPECT_THROW(Sample(backend(), {ok.data(), 1, 2}, 1.0, Noise::kExponential, 1, two),
                std::invalid_argument);

@@ -1,0 +1,232 @@
+// File: suites/pf/pf_simd_test.cpp
+// -----------------------------------------------------------------------------
+// The AVX-512 kernels of the PF CPU path against their scalar definitions:
+//   * Philox4x32-10 on eight blocks: bit-identical to harness/philox.h over
+//     many keys, streams and counters (including counters above 2^32 and
+//     streams with both halves set), in both array forms;
+//   * the fused sampling scan: exactly the reference's token (tolerance:
+//     none) on fresh random rows (seed from the clock, printed on failure)
+//     drawn from several distributions: flat Gaussian, a peaked LLM-like
+//     row, a top-p style row with most logits -inf, low and high T, heavy
+//     ties (logits on a coarse grid) and huge magnitudes (|a| >= 2^48, the
+//     scalar fallback), for PF and Gumbel noise; the scalar fast path too.
+//   * DetectCpu against cb::ref::pf::Detect on fresh texts with repeated
+//     phrases, every watermark and de-duplication mode, vector and scalar
+//     kernels: n' and the KGW count identical, the PF/Gumbel score within
+//     1e-11 relative (libmvec log within 4 ulp, another summation order).
+// The sampling tests SKIP on a CPU without AVX-512 (the scalar path is then
+// the one pf_test.cpp covers); the detection tests run everywhere.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "harness/philox.h"
+#include "harness/random.h"
+#include "reference/pf/pf.h"
+#include "suites/pf/pf.h"
+#include "suites/pf/pf_cpu_internal.h"
+#include "suites/pf/philox_avx512.h"
+
+namespace cb::pf {
+namespace {
+
+namespace h = cb::harness;
+namespace ref = cb::ref::pf;
+
+uint64_t FreshSeed() {
+  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+#define SKIP_WITHOUT_AVX512() \
+  if (!CpuHasAvx512()) GTEST_SKIP() << "this CPU lacks AVX-512 F/DQ/CD/VL/BW"
+
+TEST(PfSimd, PhiloxPairWordsBitIdentical) {
+  SKIP_WITHOUT_AVX512();
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    const uint64_t key = rng.NextU64(), stream = rng.NextU64();
+    // Counters near 0, near 2^32 (carry into c1) and anywhere.
+    const uint64_t first = trial % 3 == 0 ? 0 : trial % 3 == 1 ? (uint64_t{1} << 32) - 5 : rng.NextU64() >> 1;
+    const int64_t pairs = 1 + static_cast<int64_t>(rng.NextU64() % 100);
+    std::vector<uint64_t> got(2 * pairs), want(2 * pairs);
+    PhiloxPairWords(key, stream, first, pairs, got.data(), /*vector=*/true);
+    for (int64_t j = 0; j < 2 * pairs; ++j) want[j] = h::PhiloxU64At(key, stream, 2 * first + j);
+    ASSERT_EQ(got, want) << "trial " << trial;
+  }
+}
+
+TEST(PfSimd, PhiloxGatherWordsBitIdentical) {
+  SKIP_WITHOUT_AVX512();
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 2);
+  const int64_t n = 4099;
+  std::vector<uint64_t> streams(n), indices(n), got(n);
+  for (int64_t i = 0; i < n; ++i) {
+    streams[i] = rng.NextU64();
+    indices[i] = i % 2 == 0 ? rng.NextU64() : rng.NextU64() % 200000;
+  }
+  const uint64_t key = rng.NextU64();
+  PhiloxGatherWords(key, streams.data(), indices.data(), n, got.data(), /*vector=*/true);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], h::PhiloxU64At(key, streams[i], indices[i])) << i;
+}
+
+// Rows of several shapes; scale and T vary per draw.
+std::vector<float> Row(h::Rng& rng, int kind, int64_t v) {
+  std::vector<float> x(static_cast<size_t>(v));
+  switch (kind) {
+    case 0:  // flat Gaussian
+      for (float& f : x) f = static_cast<float>(2.0 * rng.Normal());
+      break;
+    case 1:  // LLM-like: a Gaussian bulk and a few tokens 10-25 above it
+      for (float& f : x) f = static_cast<float>(2.5 * rng.Normal());
+      for (int k = 0; k < 20; ++k)
+        x[rng.UniformInt(0, v - 1)] = static_cast<float>(10 + 15 * rng.Uniform());
+      break;
+    case 2:  // top-p style: all -inf but a few hundred
+      for (float& f : x) f = -INFINITY;
+      for (int k = 0; k < 300; ++k) x[rng.UniformInt(0, v - 1)] = static_cast<float>(rng.Normal());
+      break;
+    case 3:  // ties: a coarse grid, many equal logits
+      for (float& f : x) f = static_cast<float>(std::floor(3 * rng.Uniform()));
+      break;
+    default:  // huge magnitudes: the scalar fallback once |best| >= 2^48
+      for (float& f : x) f = static_cast<float>(1e15 * (1 + rng.Uniform()));
+      break;
+  }
+  return x;
+}
+
+int64_t Reference(const std::vector<float>& x, double t, Noise noise, uint64_t key, uint64_t stream) {
+  const std::vector<double> u(x.begin(), x.end());
+  return noise == Noise::kExponential ? ref::SamplePfNoise(u, t, key, stream)
+                                      : ref::SampleSoftmaxGumbel(u, t, key, stream);
+}
+
+TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
+  SKIP_WITHOUT_AVX512();
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 3);
+  const double temperatures[] = {1.0, 0.7, 0.25, 1.5, 4.0};
+  for (int trial = 0; trial < 60; ++trial) {
+    const int kind = trial % 5;
+    const int64_t v = trial < 10 ? 33 + trial * 7 : int64_t{1} << (12 + trial % 6);
+    const auto x = Row(rng, kind, v);
+    const double t = temperatures[rng.UniformInt(0, 4)];
+    const uint64_t key = rng.NextU64(), stream = rng.NextU64();
+    for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
+      const int64_t want = Reference(x, t, noise, key, stream);
+      const internal::Best got = internal::ScanRangeAvx512(x.data(), 0, v, t, noise, key, stream);
+      EXPECT_EQ(got.index, want) << "trial " << trial << " kind " << kind << " V " << v << " T " << t;
+      const internal::Best scalar = internal::ScanRangeScalar(x.data(), 0, v, t, noise, key, stream);
+      EXPECT_EQ(scalar.index, want) << "scalar, trial " << trial;
+      // Through the public entry (two threads for one long row).
+      const std::vector<uint64_t> streams = {stream};
+      EXPECT_EQ(Sample(h::Backend::kCpu, {x.data(), 1, v}, t, noise, key, streams)[0], want)
+          << "Sample, trial " << trial;
+    }
+  }
+}
+
+TEST(PfSimd, GreedyAndInputScanMatchScalar) {
+  SKIP_WITHOUT_AVX512();
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 4);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t v = 1 + static_cast<int64_t>(rng.NextU64() % 5000);
+    auto x = Row(rng, trial % 4, v);
+    if (trial % 4 == 2) x[rng.UniformInt(0, v - 1)] = 0.5f;  // at least one finite
+    const std::vector<double> u(x.begin(), x.end());
+    EXPECT_EQ(internal::ArgmaxRow(x.data(), v, true), ref::Greedy(u)) << "trial " << trial;
+    bool bad = true, finite = false;
+    internal::ScanLogits(x.data(), v, true, &bad, &finite);
+    EXPECT_FALSE(bad);
+    EXPECT_TRUE(finite);
+    for (float poison : {NAN, INFINITY}) {
+      auto y = x;
+      y[rng.UniformInt(0, v - 1)] = poison;
+      internal::ScanLogits(y.data(), v, true, &bad, &finite);
+      EXPECT_TRUE(bad) << poison;
+    }
+    std::vector<float> none(static_cast<size_t>(v), -INFINITY);
+    internal::ScanLogits(none.data(), v, true, &bad, &finite);
+    EXPECT_FALSE(bad);
+    EXPECT_FALSE(finite);
+  }
+}
+
+}  // namespace
+}  // namespace cb::pf
+
+namespace cb::pf {
+namespace {
+
+// Texts with repeated stretches (so every de-duplication mode drops
+// something), short texts (n <= m, n = m + 1) and long ones (two threads).
+std::vector<int32_t> Text(h::Rng& rng, int64_t n, int32_t vocab) {
+  std::vector<int32_t> text(static_cast<size_t>(n));
+  for (auto& t : text) t = static_cast<int32_t>(rng.UniformInt(0, vocab - 1));
+  for (int64_t i = 0; i + 40 < n; i += 97) {  // copy a 12-token phrase forward
+    const int64_t from = static_cast<int64_t>(rng.UniformInt(0, i));
+    for (int j = 0; j < 12 && i + 28 + j < n; ++j) text[i + 28 + j] = text[from + j];
+  }
+  return text;
+}
+
+TEST(PfDetectCpu, MatchesReferenceOnFreshTexts) {
+  const uint64_t seed = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  SCOPED_TRACE(seed);
+  h::Rng rng(seed, 5);
+  const int64_t lengths[] = {1, 4, 5, 37, 300, 5000, 40000};
+  for (int64_t n : lengths) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto text = Text(rng, n, trial == 0 ? 50 : 32000);
+      const ref::WatermarkParams params{.key = rng.NextU64(), .context = 1 + trial * 2 + (n % 3 == 0),
+                                        .gamma = 0.25 + 0.25 * trial};
+      for (ref::Watermark w : {ref::Watermark::kPf, ref::Watermark::kGumbel, ref::Watermark::kKgw}) {
+        for (ref::Dedup dedup : {ref::Dedup::kNone, ref::Dedup::kContext, ref::Dedup::kContextToken}) {
+          const auto want = ref::Detect(w, params, text, dedup);
+          for (bool simd : {true, false}) {
+            const auto got = DetectCpu(w, params, text, dedup, simd);
+            SCOPED_TRACE(::testing::Message() << "n " << n << " m " << params.context << " "
+                                              << ref::WatermarkName(w) << " dedup "
+                                              << static_cast<int>(dedup) << " simd " << simd);
+            ASSERT_EQ(got.scored, want.scored);
+            if (w == ref::Watermark::kKgw) {
+              EXPECT_EQ(got.score, want.score);
+              EXPECT_EQ(got.p_value, want.p_value);
+            } else {
+              EXPECT_NEAR(got.score, want.score, 1e-11 * std::max(1.0, want.score));
+              EXPECT_NEAR(got.p_value, want.p_value, 1e-9 * std::max(1e-300, want.p_value) + 1e-12);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PfDetectCpu, BadInputAsReference) {
+  const ref::WatermarkParams params{.key = 1, .context = 2};
+  const std::vector<int32_t> empty;
+  EXPECT_THROW(DetectCpu(ref::Watermark::kPf, params, empty), std::invalid_argument);
+  EXPECT_THROW(DetectCpu(ref::Watermark::kNone, params, std::vector<int32_t>{1, 2, 3}),
+               std::invalid_argument);
+  try {
+    DetectCpu(ref::Watermark::kPf, params, std::vector<int32_t>{1, 2, 3, -4, 5});
+    ADD_FAILURE() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "Detect: negative token at 3");
+  }
+}
+
+}  // namespace
+}  // namespace cb::pf
