@@ -48,7 +48,7 @@ struct GenVideoNiahOptions {
   std::string out;
   std::string format = "mp4";
   int crf = 0;
-  std::string preset = "veryfast";
+  std::string preset = "ultrafast";  // lossless veryfast is 4x slower for 12% smaller files
   std::vector<std::string> haystacks;
 };
 

@@ -38,7 +38,7 @@ std::string LibavcodecVersion();
 
 struct Mp4Options {
   int crf = 0;                       // 0: lossless (qp 0); 1..51: lossy, x264's crf
-  std::string preset = "veryfast";   // x264 speed preset
+  std::string preset = "ultrafast";  // x264 speed preset
   int threads = 0;                   // x264 threads; 0: libx264 decides
 };
 
