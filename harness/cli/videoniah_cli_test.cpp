@@ -189,6 +189,32 @@ TEST_F(VideoNiahCliTest, QueriesAnEndpointThenResumesFromTheLedgerCache) {
   EXPECT_NE(err_.find("0 requests sent, 8 answered from the cache"), std::string::npos) << err_;
 }
 
+TEST_F(VideoNiahCliTest, EvaluatesOnUserHaystacks) {
+  ASSERT_EQ(Run("gen videoniah --tasks ret_edit1 --seed 7 --width 128 --height 96 --fps 8 --min-seconds 12 "
+                "--max-seconds 12 --out src"),
+            0)
+      << err_;
+  const std::string h0 = (dir_ / "src" / "cbniah_ret_edit1_0.mp4").string();
+  cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+  });
+  const std::string args = "eval vnbench --endpoint " + server.url() +
+                           " --model fake --tasks ret_edit1,ret_insert2 --count 1 --frames 8 --json --ledger l.db";
+  EXPECT_EQ(Run(args + " --haystack missing.mp4"), 3);
+  EXPECT_NE(err_.find("missing.mp4: no such file"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "l.db"));
+  EXPECT_EQ(server.requests(), 0);
+  ASSERT_EQ(Run(args + " --haystack " + h0), 0) << err_;
+  EXPECT_EQ(server.requests(), 8);
+  const auto j = nlohmann::json::parse(out_);
+  ASSERT_EQ(j["params"]["haystacks"].size(), 1u);
+  EXPECT_EQ(j["params"]["haystacks"][0]["file"], "cbniah_ret_edit1_0.mp4");
+  EXPECT_EQ(j["params"]["haystacks"][0]["frames"], 12 * 8);
+  // Other frames than the procedural run's: nothing answered from its cache.
+  ASSERT_EQ(Run(args), 0) << err_;
+  EXPECT_EQ(server.requests(), 16);
+}
+
 TEST_F(VideoNiahCliTest, AnEndpointReturningGarbageIsAClearError) {
   cb::testing::HttpServer server(
       [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
