@@ -193,7 +193,9 @@ void Mp4Writer::WriteI420(const std::string& i420) {
   const uint8_t* src = reinterpret_cast<const uint8_t*>(i420.data());
   const int pw[3] = {w, w / 2, w / 2}, ph[3] = {h, h / 2, h / 2};
   for (int p = 0; p < 3; ++p) {
-    for (int y = 0; y < ph[p]; ++y) std::memcpy(m.frame->data[p] + static_cast<size_t>(y) * m.frame->linesize[p], src + static_cast<size_t>(y) * pw[p], pw[p]);
+    for (int y = 0; y < ph[p]; ++y)
+      std::memcpy(m.frame->data[p] + static_cast<size_t>(y) * m.frame->linesize[p], src + static_cast<size_t>(y) * pw[p],
+                  pw[p]);
     src += static_cast<size_t>(pw[p]) * ph[p];
   }
   m.frame->pts = m.next_pts++;
@@ -311,8 +313,7 @@ bool VideoReader::NextI420(std::string* out) {
   Impl& m = *impl_;
   if (!m.Next()) return false;
   const AVFrame* f = m.frame;
-  if (f->format != AV_PIX_FMT_YUV420P && f->format != AV_PIX_FMT_YUVJ420P)
-  {
+  if (f->format != AV_PIX_FMT_YUV420P && f->format != AV_PIX_FMT_YUVJ420P) {
     const char* name = av_get_pix_fmt_name(static_cast<AVPixelFormat>(f->format));
     m.Fail(std::string("frames are ") + (name ? name : "?") + ", not 8-bit 4:2:0", 0);
   }
