@@ -190,7 +190,20 @@ std::string Item::Prompt(int t) const {
   return s + "\n" + kPromptSuffix;
 }
 
-Item MakeItem(Task task, int index, const Params& p) {
+namespace {
+int NeedleCount(Task t) {
+  switch (t) {
+    case Task::kRetEdit1: case Task::kRetInsert1: case Task::kRetInsert2: return 1;
+    case Task::kCntEdit1: case Task::kCntInsert1: return 6;  // the most a count item draws
+    default: return 4;
+  }
+}
+int NeededFrames(int n, int d) { return 4 * n * d + 2 * d; }  // room for n needles with gaps
+}  // namespace
+
+int MinHaystackFrames(Task task, const Params& p) { return NeededFrames(NeedleCount(task), NeedleFrames(p)); }
+
+Item MakeItem(Task task, int index, const Params& p, int haystack_frames) {
   if (p.width < 64 || p.height < 64 || p.width > 4096 || p.height > 4096 || p.width % 2 || p.height % 2)
     throw std::invalid_argument("videoniah: width and height must be even and in [64, 4096]");
   if (p.fps < 1 || p.fps > 120) throw std::invalid_argument("videoniah: fps must be in [1, 120]");
@@ -201,6 +214,7 @@ Item MakeItem(Task task, int index, const Params& p) {
   if (p.sample_frames < 2 || p.sample_frames > 1024)
     throw std::invalid_argument("videoniah: sample_frames (K) must be in [2, 1024]");
   if (index < 0) throw std::invalid_argument("videoniah: negative item index");
+  if (haystack_frames < 0) throw std::invalid_argument("videoniah: negative haystack length");
 
   const uint64_t stream = (static_cast<uint64_t>(task) << 32) | static_cast<uint32_t>(index);
   Rng rng(p.seed, stream);  // labels and options
@@ -296,7 +310,19 @@ Item MakeItem(Task task, int index, const Params& p) {
   Rng place(p.seed, stream | (1ULL << 63));
   const int n = static_cast<int>(it.needle_label.size());
   const int drawn = p.fps * static_cast<int>(place.UniformInt(p.min_seconds, p.max_seconds));
-  it.haystack_frames = std::max(drawn, 4 * n * d + 2 * d);  // room for n needles with gaps
+  if (haystack_frames > 0) {
+    // A given video: its length, and an error (not padding) when the needles
+    // do not fit. The bound is the task's worst case, so whether a clip fits
+    // does not depend on the item's draw.
+    const int need = MinHaystackFrames(task, p);
+    if (haystack_frames < need)
+      throw std::invalid_argument("videoniah: haystack of " + std::to_string(haystack_frames) + " frames is too short for " +
+                                  std::string(TaskKey(task)) + " (needs at least " + std::to_string(need) + " frames, " +
+                                  std::to_string((need + p.fps - 1) / p.fps) + " s at " + std::to_string(p.fps) + " fps)");
+    it.haystack_frames = haystack_frames;
+  } else {
+    it.haystack_frames = std::max(drawn, NeededFrames(n, d));
+  }
   it.total_frames = it.haystack_frames + (IsInsert(task) ? n * d : 0);
   const std::vector<int> samples = SampledFrames(it.total_frames, p.sample_frames);
   bool ok = false;
@@ -388,6 +414,13 @@ uint64_t Renderer::VideoSeed(const Item& item, const Params& p) {
 }
 
 void Renderer::Haystack(uint64_t video_seed, int f, Frame* out) const {
+  if (haystack_) {
+    if (f < 0 || f >= haystack_->frames()) throw std::out_of_range("videoniah: haystack frame out of range");
+    haystack_->Get(f, out);
+    if (out->width != p_.width || out->height != p_.height)
+      throw std::invalid_argument("videoniah: haystack source frame size differs from params");
+    return;
+  }
   const int w = p_.width, h = p_.height;
   auto& sc = impl_->scene;
   if (impl_->scene_seed != video_seed) {

@@ -119,14 +119,29 @@ struct Item {
 std::vector<int> SampledFrameIndices(int n, int k);
 
 // The item's metadata (cheap; no pixels). Throws std::invalid_argument on bad
-// params or a video too short for its needles.
-Item MakeItem(Task task, int index, const Params& p);
+// params or a video too short for its needles. `haystack_frames` > 0: the
+// haystack is a given video of that many frames (a user's clip, see
+// HaystackSource) instead of a procedural one of drawn length; too short for
+// the needles (fewer than MinHaystackFrames) is an error, not padded.
+Item MakeItem(Task task, int index, const Params& p, int haystack_frames = 0);
+// The fewest haystack frames the task's needles need (n needles, gaps of 2D).
+int MinHaystackFrames(Task task, const Params& p);
 
 // RGB frame, rows top to bottom.
 struct Frame {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // [height][width][3]
   bool operator==(const Frame&) const = default;
+};
+
+// A haystack that is not procedural: e.g. a user's video, decoded and scaled
+// to the params' frame size (suites/videoniah/media.h: DecodedHaystack).
+class HaystackSource {
+ public:
+  virtual ~HaystackSource() = default;
+  virtual int frames() const = 0;
+  // Frame f (0 <= f < frames()), RGB at the renderer's width x height.
+  virtual void Get(int f, Frame* out) const = 0;
 };
 
 // Renders frames; owns the fonts and a cache of glyph bitmaps. Not
@@ -138,8 +153,14 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  // Haystack frame f (0-based) of item `video_seed` (a per-item key).
+  // Haystack frame f (0-based) of item `video_seed` (a per-item key), or of
+  // the source set with SetHaystack (then `video_seed` is ignored).
   void Haystack(uint64_t video_seed, int f, Frame* out) const;
+  // Use `src` (not owned; must outlive its use; nullptr: procedural again) as
+  // the haystack of the items rendered next. The item must have been made
+  // with MakeItem(..., src->frames()).
+  void SetHaystack(const HaystackSource* src) { haystack_ = src; }
+  const HaystackSource* haystack() const { return haystack_; }
   // Frame f of the item's final timeline.
   void ItemFrame(const Item& item, int f, Frame* out);
   // The haystack frame index shown at final frame f, or -1 for an inserted frame.
@@ -156,6 +177,7 @@ class Renderer {
   struct Impl;
   Params p_;
   std::unique_ptr<Impl> impl_;
+  const HaystackSource* haystack_ = nullptr;
 };
 
 // Calls `sink(f, frame)` for every frame of the item in order.

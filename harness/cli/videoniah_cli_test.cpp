@@ -1,7 +1,8 @@
 // File: harness/cli/videoniah_cli_test.cpp
 // End-to-end tests of `claimbench gen videoniah` and `claimbench eval vnbench`:
-// generation writes Y4M + the release-schema annotation + a manifest, is
-// deterministic and refuses bad input; a prediction file is scored and
+// generation writes Y4M or MP4 + the release-schema annotation + a manifest, is
+// deterministic (MP4: by the decoded frames) and refuses bad input, user
+// haystacks included, writing nothing; a prediction file is scored and
 // recorded, a malformed one is exit 3 naming FILE:LINE with no ledger; an
 // endpoint (a loopback server started here) is queried, a rerun is answered
 // from the ledger's cache, and an endpoint returning garbage is a clear error.
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,7 +60,8 @@ class VideoNiahCliTest : public ::testing::Test {
 };
 
 TEST_F(VideoNiahCliTest, GenWritesDeterministicVideosAndAnnotation) {
-  ASSERT_EQ(Run(std::string("gen videoniah --tasks ret_edit1,ord_insert1 --count 2 --out a ") + kSmall), 0) << err_;
+  ASSERT_EQ(Run(std::string("gen videoniah --format y4m --tasks ret_edit1,ord_insert1 --count 2 --out a ") + kSmall), 0)
+      << err_;
   const auto rows = nlohmann::json::parse(Slurp(dir_ / "a" / "VNBench-cb-4try.json"));
   ASSERT_EQ(rows.size(), 16u);
   for (const char* k : {"video", "question", "options", "gt", "gt_option", "needle_time", "length", "type", "try"})
@@ -66,7 +69,8 @@ TEST_F(VideoNiahCliTest, GenWritesDeterministicVideosAndAnnotation) {
   EXPECT_TRUE(fs::exists(dir_ / "a" / "cbniah_ord_insert1_1.y4m"));
   const std::string y4m = Slurp(dir_ / "a" / "cbniah_ret_edit1_0.y4m");
   EXPECT_EQ(y4m.rfind("YUV4MPEG2 W96 H64 F2:1", 0), 0u);
-  ASSERT_EQ(Run(std::string("gen videoniah --tasks ret_edit1,ord_insert1 --count 2 --out b ") + kSmall), 0) << err_;
+  ASSERT_EQ(Run(std::string("gen videoniah --format y4m --tasks ret_edit1,ord_insert1 --count 2 --out b ") + kSmall), 0)
+      << err_;
   const auto ma = nlohmann::json::parse(Slurp(dir_ / "a" / "manifest.json"));
   const auto mb = nlohmann::json::parse(Slurp(dir_ / "b" / "manifest.json"));
   EXPECT_EQ(ma["content_hashes"], mb["content_hashes"]);
@@ -81,8 +85,67 @@ TEST_F(VideoNiahCliTest, GenRefusesBadInput) {
   EXPECT_NE(err_.find("unknown task 'ret_edit9'"), std::string::npos) << err_;
   EXPECT_EQ(Run("gen videoniah --width 63 --out x"), 3);
   EXPECT_NE(err_.find("width"), std::string::npos) << err_;
-  EXPECT_EQ(Run("gen videoniah --format mp4 --out x"), 3);
+  EXPECT_EQ(Run("gen videoniah --format avi --out x"), 3);
+  EXPECT_NE(err_.find("use mp4 or y4m"), std::string::npos) << err_;
+  EXPECT_EQ(Run("gen videoniah --format y4m --crf 20 --out x"), 3);
   EXPECT_FALSE(fs::exists(dir_ / "x"));
+}
+
+TEST_F(VideoNiahCliTest, GenMp4DecodesToTheY4mFrames) {
+  // The default format is lossless MP4: its decoded frames hash like the Y4M's.
+  ASSERT_EQ(Run(std::string("gen videoniah --tasks ord_edit1,cnt_insert1 --out m ") + kSmall), 0) << err_;
+  ASSERT_EQ(Run(std::string("gen videoniah --format y4m --tasks ord_edit1,cnt_insert1 --out y ") + kSmall), 0) << err_;
+  EXPECT_TRUE(fs::exists(dir_ / "m" / "cbniah_cnt_insert1_0.mp4"));
+  EXPECT_EQ(Slurp(dir_ / "m" / "cbniah_ord_edit1_0.mp4").substr(4, 4), "ftyp");
+  const auto mm = nlohmann::json::parse(Slurp(dir_ / "m" / "manifest.json"));
+  const auto my = nlohmann::json::parse(Slurp(dir_ / "y" / "manifest.json"));
+  EXPECT_EQ(mm["format"], "mp4");
+  EXPECT_EQ(mm["mp4"]["lossless"], true);
+  EXPECT_EQ(mm["decoded_i420_hashes"], my["decoded_i420_hashes"]);
+  EXPECT_EQ(mm["content_hashes"], my["content_hashes"]);
+  EXPECT_EQ(Slurp(dir_ / "m" / "VNBench-cb-4try.json"), Slurp(dir_ / "y" / "VNBench-cb-4try.json"));
+  // Lossy: smaller, and its decoded hash differs from the lossless one.
+  ASSERT_EQ(Run(std::string("gen videoniah --crf 28 --tasks ord_edit1,cnt_insert1 --out q ") + kSmall), 0) << err_;
+  const auto mq = nlohmann::json::parse(Slurp(dir_ / "q" / "manifest.json"));
+  EXPECT_NE(mq["decoded_i420_hashes"], mm["decoded_i420_hashes"]);
+  EXPECT_LT(fs::file_size(dir_ / "q" / "cbniah_ord_edit1_0.mp4"), fs::file_size(dir_ / "m" / "cbniah_ord_edit1_0.mp4"));
+}
+
+TEST_F(VideoNiahCliTest, GenEditsNeedlesIntoUserHaystacks) {
+  // Two "user videos": procedural items of another seed and size, as MP4.
+  ASSERT_EQ(Run("gen videoniah --tasks ret_edit1 --count 2 --seed 7 --width 128 --height 96 --fps 2 "
+                "--min-seconds 30 --max-seconds 30 --out src"),
+            0)
+      << err_;
+  const std::string h0 = (dir_ / "src" / "cbniah_ret_edit1_0.mp4").string(),
+                    h1 = (dir_ / "src" / "cbniah_ret_edit1_1.mp4").string();
+  const std::string args = std::string("gen videoniah --tasks ret_insert1,cnt_edit2,ord_edit1 ") + kSmall +
+                           " --haystack " + h0 + " " + h1;
+  ASSERT_EQ(Run(args + " --out u"), 0) << err_;
+  const auto m = nlohmann::json::parse(Slurp(dir_ / "u" / "manifest.json"));
+  ASSERT_EQ(m["haystacks"].size(), 2u);
+  EXPECT_EQ(m["haystacks"][0]["file"], h0);
+  EXPECT_EQ(m["haystacks"][0]["frames"], 30 * 2);  // resampled to --fps 2
+  EXPECT_EQ(m["item_haystack"]["cbniah_cnt_edit2_0"], h1);  // item 1 of 3 -> file 1
+  const auto rows = nlohmann::json::parse(Slurp(dir_ / "u" / "VNBench-cb-4try.json"));
+  EXPECT_EQ(rows[0]["length"], (30 * 2 + 3) / 2.0);  // haystack + one inserted picture (D = 3 frames)
+  // Same inputs, same frames.
+  ASSERT_EQ(Run(args + " --out u2"), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(Slurp(dir_ / "u2" / "manifest.json"))["content_hashes"], m["content_hashes"]);
+  // Bad haystacks: one line naming the file, exit 3, nothing written.
+  std::ofstream(dir_ / "notes.mp4") << "not a video\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {"missing.mp4", "missing.mp4: no such file"},
+      {"notes.mp4", "notes.mp4: not a video libavformat can read"},
+      {h0 + " " + kSmall + " --needle-seconds 10", "is too short for"}};
+  for (const auto& [file, message] : bad) {
+    EXPECT_EQ(Run(std::string("gen videoniah --tasks cnt_edit1 --out bad --haystack ") + file), 3) << file;
+    EXPECT_NE(err_.find(message), std::string::npos) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / "bad"));
+  }
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
 TEST_F(VideoNiahCliTest, ScoresAPredictionFileAndRefusesAMalformedOne) {
@@ -124,6 +187,32 @@ TEST_F(VideoNiahCliTest, QueriesAnEndpointThenResumesFromTheLedgerCache) {
   ASSERT_EQ(Run(args), 0) << err_;
   EXPECT_EQ(server.requests(), 8);
   EXPECT_NE(err_.find("0 requests sent, 8 answered from the cache"), std::string::npos) << err_;
+}
+
+TEST_F(VideoNiahCliTest, EvaluatesOnUserHaystacks) {
+  ASSERT_EQ(Run("gen videoniah --tasks ret_edit1 --seed 7 --width 128 --height 96 --fps 8 --min-seconds 12 "
+                "--max-seconds 12 --out src"),
+            0)
+      << err_;
+  const std::string h0 = (dir_ / "src" / "cbniah_ret_edit1_0.mp4").string();
+  cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+  });
+  const std::string args = "eval vnbench --endpoint " + server.url() +
+                           " --model fake --tasks ret_edit1,ret_insert2 --count 1 --frames 8 --json --ledger l.db";
+  EXPECT_EQ(Run(args + " --haystack missing.mp4"), 3);
+  EXPECT_NE(err_.find("missing.mp4: no such file"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "l.db"));
+  EXPECT_EQ(server.requests(), 0);
+  ASSERT_EQ(Run(args + " --haystack " + h0), 0) << err_;
+  EXPECT_EQ(server.requests(), 8);
+  const auto j = nlohmann::json::parse(out_);
+  ASSERT_EQ(j["params"]["haystacks"].size(), 1u);
+  EXPECT_EQ(j["params"]["haystacks"][0]["file"], "cbniah_ret_edit1_0.mp4");
+  EXPECT_EQ(j["params"]["haystacks"][0]["frames"], 12 * 8);
+  // Other frames than the procedural run's: nothing answered from its cache.
+  ASSERT_EQ(Run(args), 0) << err_;
+  EXPECT_EQ(server.requests(), 16);
 }
 
 TEST_F(VideoNiahCliTest, AnEndpointReturningGarbageIsAClearError) {

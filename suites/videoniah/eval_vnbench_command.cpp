@@ -5,7 +5,8 @@
 //   --endpoint URL --model M   generate items, query an OpenAI-compatible endpoint
 //                              with K frames per try, score, record; responses are
 //                              cached in the ledger's http_cache, so a rerun after an
-//                              interruption or failure only asks what is missing
+//                              interruption or failure only asks what is missing;
+//                              --haystack FILE ... edits the needles into your videos
 // Both scorer modes are recorded (strict and paper-compatible), each row with
 // its mode; the table shows 4-try and single-try accuracy per subtask.
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "reference/vnbench/vnbench.h"
+#include "suites/videoniah/video_io.h"
 #include "suites/videoniah/vnbench_eval.h"
 
 namespace cb::cli {
@@ -36,6 +38,7 @@ struct EvalVnbenchOptions {
   int frames = 16, count = 10, concurrency = 4, max_tokens = 5, retries = 5;
   double timeout_s = 120;
   uint64_t seed = 20250101;
+  std::vector<std::string> haystacks;
   std::string ledger;
   bool json = false;
 };
@@ -156,6 +159,28 @@ int RunOnEndpoint(const EvalVnbenchOptions& o, const CommandLine& cmdline) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  // User haystacks: decoded and every item placed before the ledger opens.
+  std::vector<std::unique_ptr<cb::videoniah::DecodedHaystack>> hay;
+  nlohmann::json hay_json = nlohmann::json::array();
+  for (const std::string& path : o.haystacks) {
+    hay.push_back(std::make_unique<cb::videoniah::DecodedHaystack>(path, c.gen));  // one line naming the file
+    c.haystacks.push_back(hay.back().get());
+    hay_json.push_back({{"file", std::filesystem::path(path).filename().string()},
+                        {"frames", hay.back()->frames()},
+                        {"rgb_hash", hay.back()->ContentHash()}});
+  }
+  if (!hay.empty()) {
+    size_t k = 0;
+    for (gv::Task t : c.tasks)
+      for (int i = 0; i < c.count; ++i, ++k) {
+        const auto& h = hay[k % hay.size()];
+        try {
+          gv::MakeItem(t, i, c.gen, h->frames());
+        } catch (const std::invalid_argument& e) {
+          throw UsageError("--haystack " + h->path() + ": " + e.what());
+        }
+      }
+  }
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   LedgerCache cache(ledger);
   const int64_t run_id = ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed));
@@ -170,11 +195,12 @@ int RunOnEndpoint(const EvalVnbenchOptions& o, const CommandLine& cmdline) {
     throw;
   }
   bar.Clear();
-  const nlohmann::json params = {{"endpoint", o.endpoint},       {"model", o.model},
+  nlohmann::json params = {{"endpoint", o.endpoint},       {"model", o.model},
                                  {"frames", o.frames},           {"max_tokens", o.max_tokens},
                                  {"temperature", 0},             {"request_seed", o.seed},
                                  {"generator", gv::kVideoNiahName}, {"generator_version", gv::kVideoNiahVersion},
                                  {"generator_params", gv::CanonicalParams(c.gen)}, {"items_per_task", o.count}};
+  if (!hay.empty()) params["haystacks"] = hay_json;
   std::fprintf(stderr, "%d items, %lld requests sent, %lld answered from the cache\n", out.items,
                static_cast<long long>(out.requests_sent), static_cast<long long>(out.cache_hits));
   if (out.items_failed == out.items) {
@@ -216,6 +242,8 @@ void AddEvalVnbenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_
   c->add_option("--retries", o->retries, "Retries per request (429, 5xx, timeouts)")->capture_default_str();
   c->add_option("--timeout", o->timeout_s, "Seconds per request attempt")->capture_default_str();
   c->add_option("--seed", o->seed, "Generator and request seed")->capture_default_str();
+  c->add_option("--haystack", o->haystacks, "Your own videos as haystacks (item k uses file k mod count)")
+      ->expected(1, -1);
   AddLedgerOption(c, &o->ledger);
   c->add_flag("--json", o->json, "Print the scores as JSON on stdout");
   c->callback([o, cmdline, exit_code] { *exit_code = RunEvalVnbench(*o, cmdline); });

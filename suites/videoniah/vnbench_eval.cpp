@@ -21,9 +21,12 @@ EndpointEvalOutput EvaluateEndpoint(const EndpointEvalConfig& c, h::ResponseCach
     int gt;
   };
   std::vector<Ref> refs;
+  size_t k = 0;
   for (gv::Task t : c.tasks) {
-    for (int i = 0; i < c.count; ++i) {
-      const gv::Item item = gv::MakeItem(t, i, c.gen);
+    for (int i = 0; i < c.count; ++i, ++k) {
+      const gv::HaystackSource* hay = c.haystacks.empty() ? nullptr : c.haystacks[k % c.haystacks.size()];
+      renderer.SetHaystack(hay);
+      const gv::Item item = gv::MakeItem(t, i, c.gen, hay ? hay->frames() : 0);
       // K uniform frames in time order, the same for the 4 tries.
       std::vector<h::ChatPart> frames;
       gv::Frame fr;

@@ -30,6 +30,9 @@ struct EndpointEvalConfig {
   cb::gen::videoniah::Params gen;
   std::vector<cb::gen::videoniah::Task> tasks;
   int count = 10;         // items per task
+  // User haystacks (not owned; empty: procedural): item k, counted over all
+  // tasks in order, uses haystacks[k % size], as `gen videoniah --haystack`.
+  std::vector<const cb::gen::videoniah::HaystackSource*> haystacks;
 };
 
 struct EndpointEvalOutput {
