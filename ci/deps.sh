@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libopenblas-dev zlib1g-dev
   libjs-chart.js chromium
   libfreetype-dev fonts-dejavu-core fonts-noto-color-emoji
+  librsvg2-dev
 )
 
 missing=()
