@@ -711,37 +711,40 @@ std::string ToSvg(const Scene& s) {
   return out + "</svg>";
 }
 
+void LetterBalancer::Assign(Question& q) {
+  const size_t s = static_cast<size_t>(
+      std::find_if(kSubjects.begin(), kSubjects.end(), [&](const char* n) { return q.subject == n; }) -
+      kSubjects.begin());
+  if (s >= kSubjects.size()) throw std::logic_error("sgp: unknown subject " + q.subject);
+  // Letters in shuffled blocks of four per subject: exact balance.
+  if (seen_[s] % 4 == 0) {
+    block_[s] = {0, 1, 2, 3};
+    Rng rng(seed_, kLetterStream + (salt_ << 40) + (static_cast<uint64_t>(s) << 32) +
+                       static_cast<uint64_t>(seen_[s] / 4));
+    rng.Shuffle(std::span<int>(block_[s]));
+  }
+  const int letter = block_[s][seen_[s] % 4];
+  ++seen_[s];
+  std::array<std::string, 4> opts;
+  opts[letter] = q.options[q.answer];
+  int k = 0;
+  for (int j = 0; j < 4; ++j) {
+    if (j == q.answer) continue;
+    if (k == letter) ++k;
+    opts[k++] = q.options[j];
+  }
+  q.options = opts;
+  q.answer = letter;
+}
+
 Dataset Generate(const Params& p) {
   Validate(p);
   Dataset d;
   d.params = p;
-  std::array<int, kSubjects.size()> seen{};
-  std::array<std::array<int, 4>, kSubjects.size()> block{};
+  LetterBalancer letters(p.seed, 0);
   for (int i = 0; i < p.count; ++i) {
     Program prog = MakeProgram(p.seed, i);
-    for (Question& q : prog.questions) {
-      const size_t s = static_cast<size_t>(
-          std::find_if(kSubjects.begin(), kSubjects.end(), [&](const char* n) { return q.subject == n; }) -
-          kSubjects.begin());
-      // Letters in shuffled blocks of four per subject: exact balance.
-      if (seen[s] % 4 == 0) {
-        block[s] = {0, 1, 2, 3};
-        Rng rng(p.seed, kLetterStream + (static_cast<uint64_t>(s) << 32) + static_cast<uint64_t>(seen[s] / 4));
-        rng.Shuffle(std::span<int>(block[s]));
-      }
-      const int letter = block[s][seen[s] % 4];
-      ++seen[s];
-      std::array<std::string, 4> opts;
-      opts[letter] = q.options[q.answer];
-      int k = 0;
-      for (int j = 0; j < 4; ++j) {
-        if (j == q.answer) continue;
-        if (k == letter) ++k;
-        opts[k++] = q.options[j];
-      }
-      q.options = opts;
-      q.answer = letter;
-    }
+    for (Question& q : prog.questions) letters.Assign(q);
     std::vector<Variant> vs;
     for (int rot = 0; rot < 2; ++rot) {
       for (int k = 0; k < p.variants; ++k) {

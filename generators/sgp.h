@@ -174,6 +174,19 @@ struct Dataset {
   std::vector<std::vector<Variant>> variants;  // per program: t0..t(k-1), r0..r(k-1)
 };
 
+// Moves each question's correct option to the next letter of its subject's
+// shuffled block of four (Philox stream keyed by seed, salt, subject, block).
+class LetterBalancer {
+ public:
+  LetterBalancer(uint64_t seed, uint64_t salt) : seed_(seed), salt_(salt) {}
+  void Assign(Question& q);
+
+ private:
+  uint64_t seed_, salt_;
+  std::array<int, 5> seen_{};
+  std::array<std::array<int, 4>, 5> block_{};
+};
+
 // All programs with balanced letters, and their variants.
 Dataset Generate(const Params& p);
 

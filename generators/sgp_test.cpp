@@ -4,6 +4,7 @@
 // rewriting (relative -> absolute, H/V -> L, arcs), and the invariance
 // variants' rewriting rules. Rendering checks live in suites/sgp/sgp_test.cpp.
 #include "generators/sgp.h"
+#include "generators/sgp_cad.h"
 
 #include <fstream>
 #include <map>
@@ -185,11 +186,64 @@ TEST(Sgp, DeterministicAndSeedSensitive) {
   EXPECT_EQ(Generate({.seed = 42, .count = 10}).programs[7].svg, Generate(p).programs[7].svg);
 }
 
+TEST(SgpCad, ProgramsUseLinesArcsCirclesAndExtrude) {
+  const auto items = GenerateCad(3, 200);
+  std::set<std::string> kinds;
+  std::string all;
+  for (const auto& it : items) {
+    kinds.insert(it.part.kind);
+    all += it.code;
+    EXPECT_EQ(it.code.rfind("# cb-cad v1", 0), 0u);
+    EXPECT_NE(it.code.find("\nextrude "), std::string::npos);
+    EXPECT_NE(it.views.find("viewBox=\"0 0 768 256\""), std::string::npos);
+    ASSERT_GE(it.questions.size(), 3u);
+    for (const auto& q : it.questions) {
+      const std::set<std::string> opts(q.options.begin(), q.options.end());
+      EXPECT_EQ(opts.size(), 4u);
+      const nlohmann::json row = CadRow(it, q);
+      EXPECT_EQ(row.size(), 7u);
+      EXPECT_EQ(row["Question"].get<std::string>().rfind("Examine the following CAD code", 0), 0u);
+    }
+    const CadBox b = Bounds(it.part);  // fits its 256x256 panels
+    EXPECT_LE(std::max({-b.x0, b.x1, -b.y0, b.y1}), 100);
+    EXPECT_LE(it.part.height, 200);
+  }
+  EXPECT_EQ(kinds.size(), 5u);
+  for (const char* k : {"    line ", "    arc ", "  circle ", "  loop\n", "  end\n"})
+    EXPECT_NE(all.find(k), std::string::npos) << k;
+}
+
+TEST(SgpCad, ArcsBecomeSvgArcsWithTheRightSense) {
+  CadPart p;
+  p.kind = "plate";
+  // A rounded-rectangle plate is counter-clockwise as seen (y up in the model,
+  // the view drawn upright), and SVG's sweep-flag 1 is clockwise as seen: 0.
+  for (const auto& it : GenerateCad(1, 50))
+    if (it.part.kind == "plate") p = it.part;
+  ASSERT_EQ(p.kind, "plate");
+  const std::string svg = CadViewsSvg(p);
+  EXPECT_NE(svg.find(" A 8 8 0 0 0 "), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(" A 8 8 0 0 1 "), std::string::npos) << svg;
+}
+
+TEST(SgpCad, LettersBalancedAndDeterministic) {
+  const auto a = GenerateCad(9, 400), b = GenerateCad(9, 400);
+  EXPECT_EQ(CadContentHash(9, a), CadContentHash(9, b));
+  EXPECT_NE(CadContentHash(9, a), CadContentHash(10, GenerateCad(10, 400)));
+  std::map<std::string, std::array<int, 4>> counts;
+  for (const auto& it : a)
+    for (const auto& q : it.questions) ++counts[q.subject][static_cast<size_t>(q.answer)];
+  EXPECT_EQ(counts.size(), 4u);
+  for (const auto& [subject, c] : counts)
+    EXPECT_LE(*std::max_element(c.begin(), c.end()) - *std::min_element(c.begin(), c.end()), 1) << subject;
+}
+
 // Golden content hashes (fixtures/generators/sgp_golden.txt, see fixtures/PROVENANCE.md).
 TEST(Sgp, ContentHashesMatchFixture) {
   std::map<std::string, std::string> actual;
   actual["seed1_count50_variants5"] = ContentHash(Generate({.seed = 1, .count = 50, .variants = 5}));
   actual["seed20250101_count200_variants2"] = ContentHash(Generate({.seed = 20250101, .count = 200, .variants = 2}));
+  actual["cad_seed20250101_count100"] = CadContentHash(20250101, GenerateCad(20250101, 100));
   const std::string path = cb::testing::FixturePath("generators/sgp_golden.txt");
   std::ifstream in(path);
   ASSERT_TRUE(in.good()) << "cannot open " << path;

@@ -35,8 +35,11 @@ std::vector<nlohmann::json> ReadRows(const fs::path& p) {
 }
 
 TEST_F(SgpCliTest, GenWritesDeterministicSplits) {
-  auto o = Run({"gen", "sgp", "--count", "12", "--seed", "5", "--variants", "2", "--out", "a"});
+  auto o = Run({"gen", "sgp", "--count", "12", "--seed", "5", "--variants", "2", "--cad", "4", "--out", "a"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(ReadRows(dir_ / "a" / "cad.jsonl").size(), ReadRows(dir_ / "a" / "meta" / "cad.jsonl").size());
+  EXPECT_TRUE(fs::exists(dir_ / "a" / "cad" / "000003.cad"));
+  EXPECT_TRUE(fs::exists(dir_ / "a" / "cad" / "000003.views.svg"));
   for (const char* f : {"svg.jsonl", "inv.jsonl", "inv_t0.jsonl", "inv_t1.jsonl", "inv_r0.jsonl", "inv_r1.jsonl",
                         "meta/svg.jsonl", "programs/000011.svg", "manifest.json"})
     EXPECT_TRUE(fs::exists(dir_ / "a" / f)) << f;
@@ -63,6 +66,9 @@ TEST_F(SgpCliTest, GenRefusesBadInput) {
   EXPECT_NE(o.err.find("--variants"), std::string::npos) << o.err;
   o = Run({"gen", "sgp", "--count", "abc", "--out", "x"});
   EXPECT_NE(o.exit_code, 0);
+  o = Run({"gen", "sgp", "--cad", "-1", "--out", "x"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("--cad must be in"), std::string::npos) << o.err;
   o = Run({"gen", "sgp", "--count", "2", "--out", "no/such/parent"});
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_FALSE(fs::exists(dir_ / "x"));
@@ -115,8 +121,8 @@ TEST_F(SgpCliTest, QueriesAnEndpointThenResumesFromTheLedgerCache) {
   cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
     return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("Thinking...\nAnswer: B")};
   });
-  const std::vector<std::string> args = {"eval", "sgp",   "--endpoint", server.url(), "--model", "fake",
-                                         "--count", "3", "--ledger",   "l.db",       "--json"};
+  const std::vector<std::string> args = {"eval",    "sgp", "--endpoint", server.url(), "--model", "fake", "--count",
+                                         "3",       "--cad", "2",        "--ledger",   "l.db",    "--json"};
   auto o = Run(args);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const int asked = server.requests();

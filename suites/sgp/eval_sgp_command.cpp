@@ -35,7 +35,7 @@ namespace rs = cb::ref::sgp;
 struct EvalSgpOptions {
   std::string predictions;
   std::string endpoint, model, system = "openai";
-  int count = 50, variants = 0, concurrency = 4, max_tokens = 2048, retries = 5;
+  int count = 50, variants = 0, cad = 0, concurrency = 4, max_tokens = 2048, retries = 5;
   double timeout_s = 120;
   uint64_t seed = 20250101;
   std::string ledger;
@@ -128,6 +128,7 @@ int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
   if (o.model.empty()) throw UsageError("--model is required with --endpoint");
   if (o.count < 1 || o.count > 100000) throw UsageError("--count must be in [1, 100000]");
   if (o.variants < 0 || o.variants > 5) throw UsageError("--variants must be in [0, 5]");
+  if (o.cad < 0 || o.cad > 100000) throw UsageError("--cad must be in [0, 100000]");
   if (o.concurrency < 1 || o.concurrency > 256) throw UsageError("--concurrency must be in [1, 256]");
   if (o.max_tokens < 1) throw UsageError("--max-tokens must be >= 1");
   cb::sgp::EndpointEvalConfig c;
@@ -149,6 +150,7 @@ int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
   }
   c.gen = {.seed = o.seed, .count = o.count, .variants = o.variants};
   c.invariance = o.variants > 0;
+  c.cad_count = o.cad;
   try {
     cb::harness::ModelClient probe(c.client);  // checks the URL
   } catch (const std::invalid_argument& e) {
@@ -176,7 +178,8 @@ int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
                                  {"system_prompt", o.system},
                                  {"generator", gs::kSgpName},
                                  {"generator_version", gs::kSgpVersion},
-                                 {"generator_params", gs::CanonicalParams(c.gen)}};
+                                 {"generator_params", gs::CanonicalParams(c.gen)},
+                                 {"cad_programs", o.cad}};
   std::fprintf(stderr, "%d rows, %lld requests sent, %lld answered from the cache\n", out.rows,
                static_cast<long long>(out.requests_sent), static_cast<long long>(out.cache_hits));
   if (out.rows_failed == out.rows) {
@@ -212,6 +215,8 @@ void AddEvalSgpCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code
   c->add_option("--model", o->model, "Model name sent to the endpoint");
   c->add_option("--count", o->count, "Programs to generate")->capture_default_str();
   c->add_option("--variants", o->variants, "Invariance copies per program (0-5; >0 also measures consistency)")
+      ->capture_default_str();
+  c->add_option("--cad", o->cad, "Also ask the questions of this many CAD programs (split cad)")
       ->capture_default_str();
   c->add_option("--system", o->system, "System prompt: openai, open or none")->capture_default_str();
   c->add_option("--concurrency", o->concurrency, "Requests in flight")->capture_default_str();

@@ -6,6 +6,9 @@
 //   inv_t<k>.jsonl, inv_r<k>.jsonl   the same rows on translated / SE(2) copies
 //   meta/<split>.jsonl        per row: program, category, motion, oracle query
 //   programs/<index>.svg      each original program
+//   cad.jsonl, meta/cad.jsonl, cad/<index>.cad, cad/<index>.views.svg
+//                             with --cad N: CAD programs (generators/sgp_cad.h),
+//                             their rows and their three-view drawings
 //   manifest.json             generator, version, params, content hash, file hashes
 // The folder is written under a temporary name and renamed, so it appears
 // complete or not at all; an existing DIR is refused.
@@ -19,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generators/sgp.h"
+#include "generators/sgp_cad.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/common.h"
 #include "harness/hash.h"
@@ -31,6 +35,7 @@ namespace gs = cb::gen::sgp;
 
 struct GenSgpOptions {
   gs::Params params;
+  int cad = 0;
   std::string out;
 };
 
@@ -53,6 +58,7 @@ int RunGenSgp(const GenSgpOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--") + e.what());
   }
+  if (o.cad < 0 || o.cad > 1000000) throw UsageError("--cad must be in [0, 1000000]");
   if (o.out.empty()) throw UsageError("--out DIR is required");
   fs::path out(o.out);
   if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();
@@ -78,12 +84,33 @@ int RunGenSgp(const GenSgpOptions& o) {
       std::snprintf(name, sizeof name, "%06d.svg", p.index);
       WriteText(tmp / "programs" / name, p.svg + "\n");
     }
-    const nlohmann::json manifest = {{"generator", gs::kSgpName},
+    std::string cad_hash;
+    if (o.cad > 0) {
+      const std::vector<gs::CadItem> items = gs::GenerateCad(o.params.seed, o.cad);
+      fs::create_directories(tmp / "cad");
+      std::vector<nlohmann::json> rows, meta;
+      for (const gs::CadItem& it : items) {
+        for (size_t q = 0; q < it.questions.size(); ++q) {
+          rows.push_back(gs::CadRow(it, it.questions[q]));
+          meta.push_back(gs::CadMeta(it, q));
+        }
+        char name[32];
+        std::snprintf(name, sizeof name, "%06d", it.index);
+        WriteText(tmp / "cad" / (std::string(name) + ".cad"), it.code);
+        WriteText(tmp / "cad" / (std::string(name) + ".views.svg"), it.views + "\n");
+      }
+      files["cad.jsonl"] = WriteText(tmp / "cad.jsonl", Lines(rows));
+      files["meta/cad.jsonl"] = WriteText(tmp / "meta" / "cad.jsonl", Lines(meta));
+      counts["cad"] = rows.size();
+      cad_hash = gs::CadContentHash(o.params.seed, items);
+    }
+    nlohmann::json manifest = {{"generator", gs::kSgpName},
                                      {"version", gs::kSgpVersion},
                                      {"params", gs::CanonicalParams(o.params)},
                                      {"content_hash", gs::ContentHash(d)},
                                      {"rows", counts},
                                      {"file_hashes", files}};
+    if (o.cad > 0) manifest["cad"] = {{"count", o.cad}, {"content_hash", cad_hash}};
     WriteText(tmp / "manifest.json", manifest.dump(2) + "\n");
     fs::rename(tmp, out);
   } catch (...) {
@@ -96,6 +123,7 @@ int RunGenSgp(const GenSgpOptions& o) {
   std::printf("%s: %d programs, %zu questions (svg.jsonl), %d translated and %d SE(2) variants each, content hash %s\n",
               o.out.c_str(), o.params.count, questions, o.params.variants, o.params.variants,
               gs::ContentHash(d).c_str());
+  if (o.cad > 0) std::printf("%s: %d CAD programs (cad.jsonl)\n", o.out.c_str(), o.cad);
   return kExitOk;
 }
 
@@ -109,6 +137,7 @@ void AddGenSgpCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   c->add_option("--seed", o->params.seed, "Seed")->capture_default_str();
   c->add_option("--variants", o->params.variants, "Translated and SE(2) copies per program (0-5)")
       ->capture_default_str();
+  c->add_option("--cad", o->cad, "Also write this many CAD programs (cad.jsonl)")->capture_default_str();
   c->add_option("--out", o->out, "Output folder (must not exist)")->required();
   c->callback([o, exit_code] { *exit_code = RunGenSgp(*o); });
 }

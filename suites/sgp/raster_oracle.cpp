@@ -2,7 +2,10 @@
 // Answers SGP questions from pixels; the rules are in raster_oracle.h.
 #include "suites/sgp/raster_oracle.h"
 
+#include "generators/sgp_cad.h"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -193,6 +196,54 @@ std::pair<double, double> Mismatch(const Classes& c, const Raster& r) {
   return {static_cast<double>(vbad) / object, static_cast<double>(hbad) / object};
 }
 
+// CAD views (generators/sgp_cad.h): holes of the top view, panel [0, 256).
+OracleAnswer CountHoles(const Classes& c) {
+  const int pw = std::min(c.w, 256);
+  std::vector<int> mask(c.label.size(), 0);
+  for (int y = 0; y < c.h; ++y)
+    for (int x = 0; x < pw; ++x) mask[static_cast<size_t>(y) * c.w + x] = c.At(c.label, x, y) == kBackground;
+  std::vector<char> seen(mask.size(), 0);
+  int holes = 0;
+  for (int y = 0; y < c.h; ++y)
+    for (int x = 0; x < pw; ++x) {
+      const size_t i = static_cast<size_t>(y) * c.w + x;
+      if (seen[i] || !mask[i]) continue;
+      const std::vector<int> region = Flood(mask, c.w, c.h, 1, x, y, seen);
+      bool border = false;
+      for (int j : region) {
+        const int rx = j % c.w, ry = j / c.w;
+        border = border || rx == 0 || ry == 0 || rx >= pw - 1 || ry == c.h - 1;
+      }
+      if (!border && region.size() >= 6) ++holes;
+    }
+  return Answered(std::to_string(holes), holes);
+}
+
+// Extent in pixels (alpha >= 128) of the drawing within columns [x0, x1): (width, height).
+std::pair<int, int> Extent(const Raster& r, int x0, int x1) {
+  int minx = r.width, maxx = -1, miny = r.height, maxy = -1;
+  for (int y = 0; y < r.height; ++y)
+    for (int x = x0; x < std::min(x1, r.width); ++x)
+      if (r.A(x, y) >= 128) minx = std::min(minx, x), maxx = std::max(maxx, x), miny = std::min(miny, y), maxy = std::max(maxy, y);
+  if (maxx < 0) return {0, 0};
+  return {maxx - minx + 1, maxy - miny + 1};
+}
+
+// The largest of width (front view x), depth (side view x) and height (front view y).
+OracleAnswer LargestDimension(const Raster& r) {
+  if (r.width < 768) return NoAnswer("not a three-view CAD drawing");
+  const auto [w, h] = Extent(r, 256, 512);
+  const int d = Extent(r, 512, 768).first;
+  const std::array<int, 3> dims = {w, d, h};
+  const int top = static_cast<int>(std::max_element(dims.begin(), dims.end()) - dims.begin());
+  const int lo = *std::min_element(dims.begin(), dims.end());
+  if (dims[static_cast<size_t>(top)] <= 1.05 * lo) return Answered(gs::kCadDimensionOptions[3], lo);
+  for (int k = 0; k < 3; ++k)
+    if (k != top && dims[static_cast<size_t>(top)] <= 1.05 * dims[static_cast<size_t>(k)])
+      return NoAnswer("two dimensions within 5%");
+  return Answered(gs::kCadDimensionOptions[static_cast<size_t>(top)], dims[static_cast<size_t>(top)]);
+}
+
 }  // namespace
 
 std::pair<double, double> SymmetryMismatch(const Raster& r) { return Mismatch(Classify(r), r); }
@@ -203,6 +254,8 @@ OracleAnswer AskOracle(const Raster& r, const gs::OracleQuery& q) {
   if (q.op == "count_color") return CountColor(c, PaletteIndex(q.color));
   if (q.op == "color_at") return ColorAt(c, q.x, q.y);
   if (q.op == "shape_at") return ShapeAt(c, PaletteIndex(q.color), q.x, q.y);
+  if (q.op == "count_holes") return CountHoles(c);
+  if (q.op == "largest_dimension") return LargestDimension(r);
   if (q.op == "symmetry") {
     const auto [v, h] = Mismatch(c, r);
     auto decide = [](double m) { return m < 0.004 ? 1 : m > 0.012 ? 0 : -1; };

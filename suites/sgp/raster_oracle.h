@@ -26,6 +26,14 @@
 //                when solid pixels disagree with their solid mirror images in
 //                < 0.4% of the solid object pixels, asymmetric when > 1.2%,
 //                else undecided
+//   count_holes        (CAD views, generators/sgp_cad.h) background components
+//                      of the top-view panel (x < 256) that do not touch its
+//                      border, of at least 6 pixels
+//   largest_dimension  (CAD views) width = the front view's x extent, height
+//                      = its y extent, depth = the side view's x extent
+//                      (alpha >= 128); the largest when it exceeds both others
+//                      by > 5%, "all three are equal" when all are within 5%,
+//                      else undecided
 // An undecided or impossible measurement returns no answer with the reason.
 #ifndef CB_SUITES_SGP_RASTER_ORACLE_H_
 #define CB_SUITES_SGP_RASTER_ORACLE_H_

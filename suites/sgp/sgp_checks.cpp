@@ -99,4 +99,25 @@ OracleReport CheckOracle(const gs::Dataset& d, bool with_variants) {
   return rep;
 }
 
+OracleReport CheckCadOracle(const std::vector<gs::CadItem>& items) {
+  OracleReport rep;
+  for (const gs::CadItem& it : items) {
+    const Raster r = RenderSvg(it.views, 768, 256);
+    for (const gs::Question& q : it.questions) {
+      if (q.oracle.op.empty()) continue;
+      const OracleAnswer a = AskOracle(r, q.oracle);
+      const std::string& key = q.options[static_cast<size_t>(q.answer)];
+      for (OracleTally* x : {&rep.by_subject[q.subject], &rep.total}) {
+        ++x->asked;
+        x->answered += a.answered;
+        x->agreed += a.answered && a.value == key;
+      }
+      if ((!a.answered || a.value != key) && rep.problems.size() < 20)
+        rep.problems.push_back("cad item " + std::to_string(it.index) + " (" + it.part.kind + ") " + q.subject +
+                               ": key '" + key + "', oracle " + (a.answered ? "'" + a.value + "'" : a.reason));
+    }
+  }
+  return rep;
+}
+
 }  // namespace cb::sgp

@@ -10,6 +10,8 @@
 //   CheckOracle     every question with an oracle query, on the original and
 //                   (rotation-invariant ones) on every variant: the raster
 //                   oracle's answer against the answer key
+//   CheckCadOracle  the same for CAD items (Count, Shape, Reasoning) on their
+//                   three-view drawings
 #ifndef CB_SUITES_SGP_SGP_CHECKS_H_
 #define CB_SUITES_SGP_SGP_CHECKS_H_
 
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "generators/sgp.h"
+#include "generators/sgp_cad.h"
 #include "suites/sgp/svg_render.h"
 
 namespace cb::sgp {
@@ -43,6 +46,8 @@ struct OracleReport {
   std::vector<std::string> problems;  // first few: "program 12 inv_r3 Count: key 4, oracle 3"
 };
 OracleReport CheckOracle(const cb::gen::sgp::Dataset& d, bool with_variants);
+// The same for CAD items, on their 768x256 three-view drawings.
+OracleReport CheckCadOracle(const std::vector<cb::gen::sgp::CadItem>& items);
 
 }  // namespace cb::sgp
 

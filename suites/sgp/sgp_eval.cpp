@@ -31,8 +31,16 @@ EndpointEvalOutput EvaluateEndpoint(const EndpointEvalConfig& c, h::ResponseCach
   const gs::Dataset d = gs::Generate(gp);
   std::vector<h::ChatRequest> requests;
   std::vector<rs::Prediction> refs;
-  for (const auto& [split, rows] : gs::Splits(d)) {
-    if (!c.invariance && split != "svg") continue;
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> splits;
+  for (auto& [split, rows] : gs::Splits(d))
+    if ((split == "svg" && c.svg) || (split != "svg" && c.invariance)) splits.push_back({split, std::move(rows)});
+  if (c.cad_count > 0) {
+    std::vector<nlohmann::json> rows;
+    for (const gs::CadItem& it : gs::GenerateCad(gp.seed, c.cad_count))
+      for (const gs::Question& q : it.questions) rows.push_back(gs::CadRow(it, q));
+    splits.push_back({"cad", std::move(rows)});
+  }
+  for (const auto& [split, rows] : splits) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& row = rows[i];
       h::ChatRequest r;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generators/sgp.h"
+#include "generators/sgp_cad.h"
 #include "harness/model_client.h"
 #include "harness/result.h"
 #include "reference/sgp/sgp.h"
@@ -32,6 +33,8 @@ struct EndpointEvalConfig {
   std::string system_prompt = cb::ref::sgp::kSystemOpenAi;  // empty: none
   cb::gen::sgp::Params gen;
   bool invariance = false;  // also inv, inv_t*, inv_r* (consistency)
+  bool svg = true;          // the svg split
+  int cad_count = 0;        // CAD programs (split "cad", generators/sgp_cad.h)
 };
 
 struct ModeScores {

@@ -88,6 +88,38 @@ TEST(SgpOracle, AgreesWithEveryAnswerKey) {
   EXPECT_EQ(rep.by_subject.count("Semantics"), 0u);
 }
 
+TEST(SgpOracle, AgreesWithEveryCadAnswerKey) {
+  const OracleReport rep = CheckCadOracle(gs::GenerateCad(20250101, 120));
+  for (const auto& p : rep.problems) ADD_FAILURE() << p;
+  EXPECT_EQ(rep.total.agreed, rep.total.asked);
+  for (const char* s : {"Count", "Shape", "Reasoning"}) {
+    ASSERT_TRUE(rep.by_subject.count(s)) << s;
+    EXPECT_GT(rep.by_subject.at(s).asked, 30) << s;
+  }
+}
+
+// Rounded corners bulge outwards: 3.5 px in from the sharp corner along the
+// diagonal is inside the part (a concave arc would have carved it out).
+TEST(SgpRender, CadCornersAreConvex) {
+  for (const auto& it : gs::GenerateCad(1, 60)) {
+    if (it.part.kind != "plate") continue;
+    const Raster r = RenderSvg(it.views, 768, 256);
+    const gs::CadBox b = gs::Bounds(it.part);
+    const int x = static_cast<int>(128 + b.x1 - 3.5), y = static_cast<int>(128 - b.y1 + 3.5);
+    EXPECT_EQ(r.A(x, y), 255) << it.code;
+    EXPECT_EQ(r.A(static_cast<int>(128 + b.x1 - 0.5), static_cast<int>(128 - b.y1 + 0.5)), 0) << it.code;
+  }
+}
+
+TEST(SgpOracle, CadOracleCatchesWrongKeys) {
+  auto items = gs::GenerateCad(4, 30);
+  for (auto& it : items)
+    for (auto& q : it.questions) q.answer = (q.answer + 1) % 4;
+  const OracleReport rep = CheckCadOracle(items);
+  EXPECT_GT(rep.total.asked, 60);
+  EXPECT_EQ(rep.total.agreed, 0);
+}
+
 TEST(SgpOracle, CatchesAWrongKey) {
   gs::Dataset d = gs::Generate({.seed = 3, .count = 12, .variants = 0});
   int flipped = 0;
