@@ -13,6 +13,7 @@ packages=(
   libjs-chart.js chromium
   libfreetype-dev fonts-dejavu-core fonts-noto-color-emoji
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
+  librsvg2-dev
 )
 
 missing=()

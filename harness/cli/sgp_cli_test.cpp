@@ -1,0 +1,147 @@
+// File: harness/cli/sgp_cli_test.cpp
+// End-to-end tests of `claimbench gen sgp` and `claimbench eval sgp`:
+// generation writes SGP-Bench-schema JSONL splits, meta, programs and a
+// manifest, is deterministic and refuses bad input; a prediction file is
+// scored and recorded, a malformed one or an unknown subject is exit 3 naming
+// FILE:LINE with no ledger; an endpoint (a loopback server started here) is
+// queried, a rerun is answered from the ledger's cache, and an endpoint
+// returning garbage is a clear error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures/http_server.h"
+#include "harness/cli/cli_test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::ReadFile;
+
+class SgpCliTest : public ClaimbenchTest {};
+
+std::vector<nlohmann::json> ReadRows(const fs::path& p) {
+  std::vector<nlohmann::json> rows;
+  std::ifstream in(p);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+TEST_F(SgpCliTest, GenWritesDeterministicSplits) {
+  auto o = Run({"gen", "sgp", "--count", "12", "--seed", "5", "--variants", "2", "--cad", "4", "--out", "a"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(ReadRows(dir_ / "a" / "cad.jsonl").size(), ReadRows(dir_ / "a" / "meta" / "cad.jsonl").size());
+  EXPECT_TRUE(fs::exists(dir_ / "a" / "cad" / "000003.cad"));
+  EXPECT_TRUE(fs::exists(dir_ / "a" / "cad" / "000003.views.svg"));
+  for (const char* f : {"svg.jsonl", "inv.jsonl", "inv_t0.jsonl", "inv_t1.jsonl", "inv_r0.jsonl", "inv_r1.jsonl",
+                        "meta/svg.jsonl", "programs/000011.svg", "manifest.json"})
+    EXPECT_TRUE(fs::exists(dir_ / "a" / f)) << f;
+  const auto rows = ReadRows(dir_ / "a" / "svg.jsonl");
+  ASSERT_FALSE(rows.empty());
+  for (const char* k : {"Question", "A", "B", "C", "D", "Answer", "Subject"}) EXPECT_TRUE(rows[0].contains(k)) << k;
+  EXPECT_EQ(ReadRows(dir_ / "a" / "inv.jsonl").size(), ReadRows(dir_ / "a" / "inv_r1.jsonl").size());
+  ASSERT_EQ(Run({"gen", "sgp", "--count", "12", "--seed", "5", "--variants", "2", "--out", "b"}).exit_code, 0);
+  const auto ma = nlohmann::json::parse(ReadFile(dir_ / "a" / "manifest.json"));
+  const auto mb = nlohmann::json::parse(ReadFile(dir_ / "b" / "manifest.json"));
+  EXPECT_EQ(ma["content_hash"], mb["content_hash"]);
+  EXPECT_EQ(ReadFile(dir_ / "a" / "inv_r1.jsonl"), ReadFile(dir_ / "b" / "inv_r1.jsonl"));
+  o = Run({"gen", "sgp", "--count", "3", "--out", "a"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("already exists"), std::string::npos) << o.err;
+}
+
+TEST_F(SgpCliTest, GenRefusesBadInput) {
+  auto o = Run({"gen", "sgp", "--count", "0", "--out", "x"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("--count must be in [1, 1000000]"), std::string::npos) << o.err;
+  o = Run({"gen", "sgp", "--variants", "9", "--out", "x"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("--variants"), std::string::npos) << o.err;
+  o = Run({"gen", "sgp", "--count", "abc", "--out", "x"});
+  EXPECT_NE(o.exit_code, 0);
+  o = Run({"gen", "sgp", "--cad", "-1", "--out", "x"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("--cad must be in"), std::string::npos) << o.err;
+  o = Run({"gen", "sgp", "--count", "2", "--out", "no/such/parent"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "x"));
+}
+
+TEST_F(SgpCliTest, ScoresAPredictionFileAndRefusesAMalformedOne) {
+  ASSERT_EQ(Run({"gen", "sgp", "--count", "8", "--variants", "1", "--out", "g"}).exit_code, 0);
+  std::ofstream preds(dir_ / "preds.jsonl");
+  for (const char* split : {"inv", "inv_t0", "inv_r0"}) {
+    const auto rows = ReadRows(dir_ / "g" / (std::string(split) + ".jsonl"));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      nlohmann::json p = rows[i];
+      p["response"] = "Let me think.\nAnswer: " + p["Answer"].get<std::string>();
+      p["split"] = split;
+      p["index"] = i;
+      preds << p.dump() << "\n";
+    }
+  }
+  preds.close();
+  auto o = Run({"eval", "sgp", "--predictions", "preds.jsonl", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["strict"]["overall"], 100.0);
+  EXPECT_EQ(j["paper_compatible"]["overall"], 100.0);
+  EXPECT_EQ(j["strict"]["consistency_translation"], 1.0);
+  EXPECT_EQ(j["strict"]["consistency_se2"], 1.0);
+  EXPECT_TRUE(j["strict"]["subjects"].contains("Count"));
+
+  std::ofstream(dir_ / "bad.jsonl") << ReadFile(dir_ / "preds.jsonl") << "{\"Answer\": 5}\n";
+  const int bad_line = static_cast<int>(ReadRows(dir_ / "preds.jsonl").size()) + 1;
+  o = Run({"eval", "sgp", "--predictions", "bad.jsonl", "--ledger", "bad.db"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("bad.jsonl:" + std::to_string(bad_line) + ": missing string field 'Answer'"), std::string::npos)
+      << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+  std::ofstream(dir_ / "subj.jsonl") << "{\"Answer\":\"A\",\"Subject\":\"Texture\",\"response\":\"Answer: A\"}\n";
+  o = Run({"eval", "sgp", "--predictions", "subj.jsonl", "--ledger", "bad.db"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("subj.jsonl:1: unknown Subject 'Texture'"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;  // one line
+  EXPECT_EQ(Run({"eval", "sgp", "--ledger", "bad.db"}).exit_code, 3);
+  EXPECT_EQ(Run({"eval", "sgp", "--endpoint", "ftp://x", "--model", "m", "--ledger", "bad.db"}).exit_code, 3);
+  EXPECT_EQ(Run({"eval", "sgp", "--endpoint", "http://127.0.0.1:1", "--model", "m", "--system", "x", "--ledger",
+                 "bad.db"}).exit_code,
+            3);
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+}
+
+TEST_F(SgpCliTest, QueriesAnEndpointThenResumesFromTheLedgerCache) {
+  cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("Thinking...\nAnswer: B")};
+  });
+  const std::vector<std::string> args = {"eval",    "sgp", "--endpoint", server.url(), "--model", "fake", "--count",
+                                         "3",       "--cad", "2",        "--ledger",   "l.db",    "--json"};
+  auto o = Run(args);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const int asked = server.requests();
+  EXPECT_GT(asked, 3);
+  EXPECT_NE(o.err.find(std::to_string(asked) + " requests sent, 0 answered from the cache"), std::string::npos) << o.err;
+  o = Run(args);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(server.requests(), asked);
+  EXPECT_NE(o.err.find("0 requests sent, " + std::to_string(asked) + " answered from the cache"), std::string::npos)
+      << o.err;
+}
+
+TEST_F(SgpCliTest, AnEndpointReturningGarbageIsAClearError) {
+  cb::testing::HttpServer server(
+      [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
+  const auto o = Run({"eval", "sgp", "--endpoint", server.url(), "--model", "fake", "--count", "1", "--retries", "0",
+                      "--ledger", "l.db"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("gave no usable answer"), std::string::npos) << o.err;
+}
+
+}  // namespace
