@@ -52,7 +52,7 @@ float SkipThreshold(const Best& best, double temperature) {
 
 }  // namespace
 
-CB_TARGET_AVX512 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end,
+CB_PF_TARGET_AVX512 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end,
                                       double temperature, Noise noise, uint64_t key,
                                       uint64_t stream) {
   Best best;
@@ -149,7 +149,7 @@ namespace cb::pf::internal {
 #if CB_PF_HAVE_AVX512
 namespace {
 
-CB_TARGET_AVX512 void ScanLogitsAvx512(const float* row, int64_t n, bool* bad, bool* any_finite) {
+CB_PF_TARGET_AVX512 void ScanLogitsAvx512(const float* row, int64_t n, bool* bad, bool* any_finite) {
   const __m512 inf = _mm512_set1_ps(INFINITY), neg_inf = _mm512_set1_ps(-INFINITY);
   __mmask16 not_below_inf = 0, above_neg_inf = 0;
   int64_t i = 0;
@@ -167,7 +167,7 @@ CB_TARGET_AVX512 void ScanLogitsAvx512(const float* row, int64_t n, bool* bad, b
   *any_finite = f;
 }
 
-CB_TARGET_AVX512 int64_t ArgmaxAvx512(const float* row, int64_t n) {
+CB_PF_TARGET_AVX512 int64_t ArgmaxAvx512(const float* row, int64_t n) {
   // Per lane of four accumulators: the largest value and the first index
   // holding it (strictly greater replaces, so each lane keeps its lowest
   // index); four chains hide the compare -> blend latency.

@@ -143,7 +143,7 @@ double TermsScalar(Watermark w, const ref::WatermarkParams& params, const int32_
 }
 
 #if CB_PF_HAVE_AVX512
-CB_TARGET_AVX512 inline __m512i Mix64x8(__m512i z) {
+CB_PF_TARGET_AVX512 inline __m512i Mix64x8(__m512i z) {
   z = _mm512_add_epi64(z, _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ull)));
   z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
                          _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull)));
@@ -152,7 +152,7 @@ CB_TARGET_AVX512 inline __m512i Mix64x8(__m512i z) {
   return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
 }
 
-CB_TARGET_AVX512 void ContextHashesAvx512(const int32_t* tokens, int m, int64_t begin, int64_t end,
+CB_PF_TARGET_AVX512 void ContextHashesAvx512(const int32_t* tokens, int m, int64_t begin, int64_t end,
                                           uint64_t* ctx) {
   const __m512i seed = _mm512_set1_epi64(static_cast<long long>(ref::Mix64(static_cast<uint64_t>(m))));
   int64_t t = begin;
@@ -168,7 +168,7 @@ CB_TARGET_AVX512 void ContextHashesAvx512(const int32_t* tokens, int m, int64_t 
   ContextHashesScalar(tokens, m, t, end, ctx);
 }
 
-CB_TARGET_AVX512 double TermsAvx512(Watermark w, const ref::WatermarkParams& params,
+CB_PF_TARGET_AVX512 double TermsAvx512(Watermark w, const ref::WatermarkParams& params,
                                     const int32_t* tokens, const uint64_t* ctx,
                                     const int64_t* kept, int64_t k0, int64_t k1) {
   constexpr int kChains = 4;
@@ -209,7 +209,12 @@ CB_TARGET_AVX512 double TermsAvx512(Watermark w, const ref::WatermarkParams& par
       sum = _mm512_sub_pd(sum, _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1));
     }
   }
-  return _mm512_reduce_add_pd(sum) + TermsScalar(w, params, tokens, ctx, kept, k, k1);
+  // Lanes summed from memory: GCC 12 warns falsely inside _mm512_reduce_add_pd.
+  alignas(64) double lanes[8];
+  _mm512_store_pd(lanes, sum);
+  double total = 0;
+  for (double lane : lanes) total += lane;
+  return total + TermsScalar(w, params, tokens, ctx, kept, k, k1);
 }
 #endif
 

@@ -28,7 +28,7 @@ bool CpuHasAvx512() {
 namespace {
 
 #if CB_PF_HAVE_AVX512
-CB_TARGET_AVX512 void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t first_pair,
+CB_PF_TARGET_AVX512 void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t first_pair,
                                       int64_t pairs, uint64_t* words) {
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
   const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -51,7 +51,7 @@ CB_TARGET_AVX512 void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t fi
   }
 }
 
-CB_TARGET_AVX512 void GatherWordsAvx512(uint64_t key, const uint64_t* streams,
+CB_PF_TARGET_AVX512 void GatherWordsAvx512(uint64_t key, const uint64_t* streams,
                                         const uint64_t* indices, int64_t n, uint64_t* words) {
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
   const __m512i one = _mm512_set1_epi64(1);

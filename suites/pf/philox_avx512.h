@@ -17,7 +17,7 @@
 // xor: c1 already sits in x's high word), so a round is three instructions
 // per half: multiply, masked xor, shuffle.
 //
-// Contract: call these only from functions marked CB_TARGET_AVX512 and only
+// Contract: call these only from functions marked CB_PF_TARGET_AVX512 and only
 // after CpuHasAvx512() returned true; every caller keeps the scalar path
 // (harness/philox.h) for other CPUs. pf_simd_test.cpp checks bit equality
 // with harness/philox.h over many keys, streams and counters.
@@ -33,10 +33,10 @@
 #define CB_PF_HAVE_AVX512 1
 // F: the 512-bit integer ops; DQ: 64-bit <-> double conversions and
 // vpmullq; CD: vplzcntq; VL/BW for the 256-bit forms of the same.
-#define CB_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512cd,avx512vl,avx512bw,bmi,bmi2,popcnt")))
+#define CB_PF_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512cd,avx512vl,avx512bw,bmi,bmi2,popcnt")))
 #else
 #define CB_PF_HAVE_AVX512 0
-#define CB_TARGET_AVX512
+#define CB_PF_TARGET_AVX512
 #endif
 
 namespace cb::pf {
@@ -68,7 +68,7 @@ struct PhiloxRoundKeys {
   uint32_t k1[10];
 };
 
-CB_TARGET_AVX512 inline PhiloxRoundKeys MakeRoundKeys(uint64_t key) {
+CB_PF_TARGET_AVX512 inline PhiloxRoundKeys MakeRoundKeys(uint64_t key) {
   PhiloxRoundKeys rk;
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   for (int r = 0; r < 10; ++r) {
@@ -83,7 +83,7 @@ CB_TARGET_AVX512 inline PhiloxRoundKeys MakeRoundKeys(uint64_t key) {
 // Ten rounds on G independent groups of eight blocks (G > 1 keeps several
 // multiply chains in flight). x[g], y[g]: counters in, 64-bit words out.
 template <int G>
-CB_TARGET_AVX512 inline void Philox10(__m512i (&x)[G], __m512i (&y)[G], const PhiloxRoundKeys& rk) {
+CB_PF_TARGET_AVX512 inline void Philox10(__m512i (&x)[G], __m512i (&y)[G], const PhiloxRoundKeys& rk) {
   const __m512i m0 = _mm512_set1_epi64(cb::harness::philox_internal::kMultiplier0);
   const __m512i m1 = _mm512_set1_epi64(cb::harness::philox_internal::kMultiplier1);
   constexpr __mmask16 kOdd = 0xAAAA;
