@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/jsonl.h"
+
 namespace cb::ref::sgp {
 namespace {
 
@@ -103,17 +105,7 @@ std::string Prompt(const std::string& question, const std::string& a, const std:
 
 std::vector<Prediction> ParsePredictions(std::string_view text, const std::string& source) {
   std::vector<Prediction> out;
-  size_t line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = source + ":" + std::to_string(line_no) + ": ";
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw std::runtime_error(where + "not a JSON object");
+  cb::harness::ForEachJsonlObject(text, source, [&](const nlohmann::json& j, const std::string& where) {
     for (const char* k : {"Answer", "Subject", "response"})
       if (!j.contains(k) || !j[k].is_string()) throw std::runtime_error(where + "missing string field '" + k + "'");
     Prediction p;
@@ -136,7 +128,7 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
       p.index = j["index"].get<int>();
     }
     out.push_back(std::move(p));
-  }
+  });
   return out;
 }
 
