@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,6 +70,20 @@ class ResponseCache {
   virtual ~ResponseCache() = default;
   virtual std::optional<std::string> Get(const std::string& key) = 0;
   virtual void Put(const std::string& key, std::string_view response) = 0;
+};
+
+// A ResponseCache in memory (tests, benchmarks); `entries` is open to inspect.
+class MemoryCache : public ResponseCache {
+ public:
+  std::optional<std::string> Get(const std::string& key) override {
+    const auto it = entries.find(key);
+    if (it == entries.end()) return std::nullopt;
+    return it->second;
+  }
+  void Put(const std::string& key, std::string_view response) override {
+    entries[key] = std::string(response);
+  }
+  std::map<std::string, std::string> entries;
 };
 
 struct ClientOptions {

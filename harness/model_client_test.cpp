@@ -24,17 +24,6 @@ using cb::testing::HttpReply;
 using cb::testing::HttpRequest;
 using cb::testing::HttpServer;
 
-class MapCache : public ResponseCache {
- public:
-  std::optional<std::string> Get(const std::string& key) override {
-    auto it = map.find(key);
-    if (it == map.end()) return std::nullopt;
-    return it->second;
-  }
-  void Put(const std::string& key, std::string_view response) override { map[key] = std::string(response); }
-  std::map<std::string, std::string> map;
-};
-
 ClientOptions FastOptions(const std::string& url) {
   ClientOptions o;
   o.endpoint = url;
@@ -108,15 +97,15 @@ TEST(ModelClient, AnswersAndSendsKeyButNeverCachesIt) {
   ::setenv("CB_TEST_API_KEY", "sk-secret-123", 1);
   ClientOptions o = FastOptions(server.url());
   o.api_key_env = "CB_TEST_API_KEY";
-  MapCache cache;
+  MemoryCache cache;
   ModelClient client(o, &cache);
   const ChatOutcome out = client.Complete(Ask("q"));
   ::unsetenv("CB_TEST_API_KEY");
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_EQ(out.text, "B");
   EXPECT_EQ(auth, "Authorization: Bearer sk-secret-123");
-  ASSERT_EQ(cache.map.size(), 1u);
-  EXPECT_EQ(cache.map.begin()->second.find("sk-secret"), std::string::npos);
+  ASSERT_EQ(cache.entries.size(), 1u);
+  EXPECT_EQ(cache.entries.begin()->second.find("sk-secret"), std::string::npos);
   EXPECT_EQ(client.CacheKey(Ask("q")).find("sk-secret"), std::string::npos);
   // A repeat is a cache hit: no request.
   const ChatOutcome again = client.Complete(Ask("q"));
@@ -153,13 +142,13 @@ TEST(ModelClient, MalformedJsonIsAnErrorAfterRetries) {
   HttpServer server([](int, const HttpRequest&) { return HttpReply{200, "{\"choices\": [garbage"}; });
   ClientOptions o = FastOptions(server.url());
   o.max_retries = 2;
-  MapCache cache;
+  MemoryCache cache;
   ModelClient client(o, &cache);
   const ChatOutcome out = client.Complete(Ask("q"));
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("not a chat completion"), std::string::npos) << out.error;
   EXPECT_EQ(out.attempts, 3);
-  EXPECT_TRUE(cache.map.empty());  // failures are never cached
+  EXPECT_TRUE(cache.entries.empty());  // failures are never cached
 }
 
 TEST(ModelClient, ClientErrorIsNotRetried) {
@@ -230,7 +219,7 @@ TEST(ModelClient, ServerKilledMidRunResumesFromCache) {
   o.concurrency = 1;
   o.max_retries = 1;
   o.connect_timeout_s = 0.5;
-  MapCache cache;
+  MemoryCache cache;
   std::vector<ChatRequest> reqs;
   for (int i = 0; i < 10; ++i) reqs.push_back(Ask("item" + std::to_string(i)));
   {
@@ -244,7 +233,7 @@ TEST(ModelClient, ServerKilledMidRunResumesFromCache) {
         EXPECT_FALSE(x.error.empty());
       }
   }
-  EXPECT_EQ(cache.map.size(), 4u);
+  EXPECT_EQ(cache.entries.size(), 4u);
   a.reset();
   // Server B on the same port answers everything: only the 6 missing are asked.
   HttpServer b([&](int, const HttpRequest& req) { return answer(req); }, port);

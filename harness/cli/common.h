@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/model_client.h"
 #include "ledger/ledger.h"
 
 namespace cb::cli {
@@ -54,6 +55,20 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
                                                 const std::string& platform_hash,
                                                 bool remeasure = false);
+
+// The ledger's http_cache as a model client's response cache, so an
+// interrupted evaluation resumes without asking again.
+class LedgerResponseCache : public cb::harness::ResponseCache {
+ public:
+  explicit LedgerResponseCache(cb::ledger::Ledger& ledger) : ledger_(ledger) {}
+  std::optional<std::string> Get(const std::string& key) override { return ledger_.CacheGet(key); }
+  void Put(const std::string& key, std::string_view response) override {
+    ledger_.CachePut(key, response);
+  }
+
+ private:
+  cb::ledger::Ledger& ledger_;
+};
 
 // Removes `path` and its SQLite side files when `created` (the file did not
 // exist before this command): a command that fails on bad input leaves no

@@ -42,16 +42,6 @@ struct EvalSgpOptions {
   bool json = false;
 };
 
-class LedgerCache : public cb::harness::ResponseCache {
- public:
-  explicit LedgerCache(cb::ledger::Ledger& l) : l_(l) {}
-  std::optional<std::string> Get(const std::string& key) override { return l_.CacheGet(key); }
-  void Put(const std::string& key, std::string_view response) override { l_.CachePut(key, response); }
-
- private:
-  cb::ledger::Ledger& l_;
-};
-
 void PrintScores(const cb::sgp::ModeScores& strict, const cb::sgp::ModeScores& paper) {
   std::printf("%-12s %7s %24s\n", "subject", "rows", "accuracy strict/paper, %");
   for (const auto& [subject, t] : strict.scores.subjects)
@@ -157,7 +147,7 @@ int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
     throw UsageError(e.what());
   }
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  LedgerCache cache(ledger);
+  LedgerResponseCache cache(ledger);
   const int64_t run_id = ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed));
   cb::harness::ProgressBar bar(1);
   cb::sgp::EndpointEvalOutput out;

@@ -43,17 +43,6 @@ struct EvalVnbenchOptions {
   bool json = false;
 };
 
-// The ledger's http_cache as the client's response cache.
-class LedgerCache : public cb::harness::ResponseCache {
- public:
-  explicit LedgerCache(cb::ledger::Ledger& l) : l_(l) {}
-  std::optional<std::string> Get(const std::string& key) override { return l_.CacheGet(key); }
-  void Put(const std::string& key, std::string_view response) override { l_.CachePut(key, response); }
-
- private:
-  cb::ledger::Ledger& l_;
-};
-
 void PrintScores(const vb::Scores& strict, const vb::Scores& paper) {
   std::printf("%-12s %7s %18s %18s\n", "subtask", "items", "4-try strict/paper", "1-try strict/paper");
   for (const auto& [task, ts] : strict.tasks) {
@@ -182,7 +171,7 @@ int RunOnEndpoint(const EvalVnbenchOptions& o, const CommandLine& cmdline) {
       }
   }
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  LedgerCache cache(ledger);
+  LedgerResponseCache cache(ledger);
   const int64_t run_id = ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed));
   cb::harness::ProgressBar bar(1);
   cb::videoniah::EndpointEvalOutput out;

@@ -108,19 +108,9 @@ void BM_PngEncode(benchmark::State& state) {
 }
 BENCHMARK(BM_PngEncode)->Name("videoniah/png_encode/640x360")->Unit(benchmark::kMillisecond);
 
-class MapCache : public cb::harness::ResponseCache {
- public:
-  std::optional<std::string> Get(const std::string& k) override {
-    auto it = m.find(k);
-    return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
-  void Put(const std::string& k, std::string_view v) override { m[k] = std::string(v); }
-  std::map<std::string, std::string> m;
-};
-
 // A cached request: canonical body, XXH3 key, lookup, parse. No network.
 void BM_CachedRequest(benchmark::State& state) {
-  MapCache cache;
+  cb::harness::MemoryCache cache;
   cb::harness::ClientOptions o;
   o.endpoint = "http://127.0.0.1:9";  // never contacted: every request is a hit
   cb::harness::ModelClient client(o, &cache);

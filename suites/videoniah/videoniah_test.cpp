@@ -143,16 +143,6 @@ TEST(Media, I420OfGrayIsGray) {
   for (int i = 8; i < 12; ++i) EXPECT_EQ(uint8_t(yuv[i]), 128);
 }
 
-class MapCache : public cb::harness::ResponseCache {
- public:
-  std::optional<std::string> Get(const std::string& k) override {
-    auto it = m.find(k);
-    return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
-  void Put(const std::string& k, std::string_view v) override { m[k] = std::string(v); }
-  std::map<std::string, std::string> m;
-};
-
 EndpointEvalConfig SmallEval(const std::string& url) {
   EndpointEvalConfig c;
   c.client.endpoint = url;
@@ -181,7 +171,7 @@ TEST(EndpointEval, AsksEveryTryOnceThenResumesFromCache) {
     for (const auto& part : j["messages"][0]["content"]) images += part["type"] == "image_url";
     return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
   });
-  MapCache cache;
+  cb::harness::MemoryCache cache;
   const EndpointEvalConfig c = SmallEval(server.url());
   const auto first = EvaluateEndpoint(c, &cache);
   EXPECT_EQ(first.items, 4);
@@ -204,13 +194,13 @@ TEST(EndpointEval, AsksEveryTryOnceThenResumesFromCache) {
 TEST(EndpointEval, GarbageAnswersAreFailuresNotScores) {
   cb::testing::HttpServer server(
       [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "<html>not json</html>"}; });
-  MapCache cache;
+  cb::harness::MemoryCache cache;
   const auto out = EvaluateEndpoint(SmallEval(server.url()), &cache);
   EXPECT_EQ(out.items_failed, out.items);
   EXPECT_TRUE(out.predictions.empty());
   ASSERT_FALSE(out.errors.empty());
   EXPECT_NE(out.errors[0].find("not a chat completion"), std::string::npos);
-  EXPECT_TRUE(cache.m.empty());
+  EXPECT_TRUE(cache.entries.empty());
 }
 
 TEST(EndpointEval, ScoreRowsCarryTheSetting) {
