@@ -6,7 +6,8 @@
 # but none of our Debian packages and no way to install them.
 #
 #   ci/gpu.sh bundle [DIR]   HERE. Configures preset `gpu` (CB_CUDA=ON, sm_90,
-#                            Release, build/gpu), builds everything, and packs
+#                            Release, build/gpu, without the CPU-only suites
+#                            sgp and videoniah), builds everything, and packs
 #                            into DIR (default bundle/, git-ignored):
 #                              gpu.sh          this script (run it from there)
 #                              tests.txt       the runner list: test binaries
