@@ -1,11 +1,20 @@
 // File: harness/backend.cpp
 #include "harness/backend.h"
 
+#include <stdexcept>
+
 #if CB_HAVE_CUDA
 #include "harness/cuda/probe.h"
 #endif
 
 namespace cb::harness {
+
+void RequireAvailable(Backend backend) {
+  const BackendStatus status = Availability(backend);
+  if (!status.ok) {
+    throw std::runtime_error(std::string(BackendName(backend)) + " unavailable: " + status.reason);
+  }
+}
 
 BackendStatus Availability(Backend backend) {
   switch (backend) {

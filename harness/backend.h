@@ -25,6 +25,10 @@ struct BackendStatus {
 // The CUDA probe runs once per process.
 BackendStatus Availability(Backend backend);
 
+// Throws std::runtime_error("<backend> unavailable: <reason>") unless
+// `backend` can run here: the first line of every method's dispatch.
+void RequireAvailable(Backend backend);
+
 // "cpu" / "cuda".
 std::string_view BackendName(Backend backend);
 std::optional<Backend> ParseBackend(std::string_view name);

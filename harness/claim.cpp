@@ -12,16 +12,6 @@
 
 namespace cb::harness {
 
-const char* VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kReproduced: return "REPRODUCED";
-    case Verdict::kNotReproduced: return "NOT_REPRODUCED";
-    case Verdict::kInconclusive: return "INCONCLUSIVE";
-    case Verdict::kUnmeasurable: return "UNMEASURABLE";
-  }
-  return "?";
-}
-
 const char* ScaleName(Scale s) { return s == Scale::kPaperScale ? "paper-scale" : "mechanism"; }
 
 const char* ProfileName(Profile p) {
@@ -43,6 +33,12 @@ std::optional<Profile> ParseProfile(std::string_view name) {
 // ---------------------------------------------------------------------------
 // Context
 
+ClaimContext::ClaimContext(const ClaimSpec& spec, Profile profile, uint64_t seed,
+                           std::vector<Backend> backends, Sink sink, ProgressFn progress)
+    : ClaimContext(profile, seed, std::move(backends), std::move(sink), std::move(progress)) {
+  spec_ = &spec;
+}
+
 ClaimContext::ClaimContext(Profile profile, uint64_t seed, std::vector<Backend> backends,
                            Sink sink, ProgressFn progress)
     : profile_(profile),
@@ -51,9 +47,31 @@ ClaimContext::ClaimContext(Profile profile, uint64_t seed, std::vector<Backend> 
       sink_(std::move(sink)),
       progress_(std::move(progress)) {}
 
-void ClaimContext::Record(const Result& r) {
+void ClaimContext::Emit(Result r, ResultKind kind) {
   if (InterruptRequested()) throw Interrupted{};
+  r.kind = kind;
   if (sink_) sink_(r);
+}
+
+Outcome ClaimContext::Judge(const std::vector<Estimate>& measured, std::string setting) const {
+  if (spec_ == nullptr) throw std::logic_error("ClaimContext::Judge without a claim spec");
+  Outcome o;
+  o.verdict = spec_->criterion.Decide(measured, &o.reason);
+  if (!measured.empty()) {
+    o.value = measured.front().value;
+    o.ci_low = measured.front().ci_low;
+    o.ci_high = measured.front().ci_high;
+  }
+  o.setting = std::move(setting);
+  return o;
+}
+
+Outcome Unmeasurable(std::string reason, std::string setting) {
+  Outcome o;
+  o.verdict = Verdict::kUnmeasurable;
+  o.reason = std::move(reason);
+  o.setting = std::move(setting);
+  return o;
 }
 
 void ClaimContext::Progress(double fraction, std::string_view what) {
@@ -75,7 +93,24 @@ std::vector<ClaimDef>& Registry() {
 
 const std::vector<ClaimDef>& RegisteredClaims() { return Registry(); }
 
-ClaimRegistration::ClaimRegistration(ClaimSpec spec, ClaimFn run) {
+ClaimRegistration::ClaimRegistration(const ClaimDefaults& defaults, ClaimSpec spec, ClaimFn run) {
+  const auto dot = spec.id.find('.');
+  if (dot == std::string::npos || dot == 0) {
+    throw std::logic_error("claim id '" + spec.id + "' has no '<suite>.' prefix");
+  }
+  const std::string suite = spec.id.substr(0, dot);
+  if (!spec.suite.empty() && spec.suite != suite) {
+    throw std::logic_error("claim " + spec.id + ": suite '" + spec.suite + "' disagrees with its id");
+  }
+  spec.suite = suite;
+  if (spec.criterion.empty()) throw std::logic_error("claim " + spec.id + " has no criterion");
+  auto fill = [](std::string& field, const std::string& value) {
+    if (field.empty()) field = value;
+  };
+  fill(spec.paper, defaults.paper);
+  fill(spec.section, defaults.section);
+  fill(spec.paper_setting, defaults.paper_setting);
+  if (spec.paper.empty()) throw std::logic_error("claim " + spec.id + " names no paper");
   auto& claims = Registry();
   // Kept sorted by id as registered, so every listing and run has one order.
   const auto at = std::lower_bound(

@@ -16,6 +16,27 @@
 
 namespace cb::harness {
 
+// What kind of value a row holds; stored in the ledger, so that the gate
+// reads it instead of guessing from units or metric names.
+//   kExact     a deterministic function of (seed, params, build): a count, a
+//              computed error, a hash; gated by equality (within the
+//              policy's tolerance across platforms).
+//   kEstimate  a statistic with an interval from seeded data (an AUROC and
+//              its bootstrap CI); deterministic too, gated like kExact, and
+//              never from a clock.
+//   kTiming    read off a clock or a meter (seconds, rates, speedups,
+//              energy, fractions of a ceiling); gated only statistically,
+//              over raw samples, when the policy gates speed.
+enum class ResultKind { kExact, kEstimate, kTiming };
+inline const char* ResultKindName(ResultKind k) {
+  switch (k) {
+    case ResultKind::kExact: return "exact";
+    case ResultKind::kEstimate: return "estimate";
+    case ResultKind::kTiming: return "timing";
+  }
+  return "?";
+}
+
 struct Result {
   std::string suite;
   std::string case_name;
@@ -33,6 +54,7 @@ struct Result {
   std::string energy_source;                         // "nvml", "rapl", or "unavailable: <reason>"
   std::optional<double> energy_window_s;
   int threads = 1;
+  ResultKind kind = ResultKind::kExact;
 };
 
 }  // namespace cb::harness

@@ -63,7 +63,7 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   row.paper_setting = s.paper_setting;
   row.our_setting = o.setting;
   row.metric = s.metric;
-  row.criterion = s.criterion;
+  row.criterion = s.criterion.Text();
   row.scale = h::ScaleName(s.scale);
   row.verdict = h::VerdictName(o.verdict);
   row.value = o.value;
@@ -210,7 +210,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
       outcome.reason = unmet;
     } else {
       h::ClaimContext ctx(
-          *profile, seed, backends, cb::ledger::LedgerSink(ledger, run_id, def.spec.suite),
+          def.spec, *profile, seed, backends, cb::ledger::LedgerSink(ledger, run_id, def.spec.suite),
           [&](double fraction, std::string_view what) {
             bar.Update(static_cast<int>(i), fraction,
                        what.empty() ? def.spec.id : def.spec.id + " " + std::string(what));

@@ -26,7 +26,8 @@ namespace {
 
 namespace h = cb::harness;
 
-constexpr const char* kPaper = "claimbench harness";
+CB_CLAIM_DEFAULTS({.paper = "claimbench harness", .section = "harness self-check",
+                   .paper_setting = "by construction"});
 
 // ---------------------------------------------------------------------------
 // H1: Philox4x32-10 known answers (Random123 kat_vectors; fixtures/PROVENANCE.md).
@@ -57,14 +58,10 @@ h::Outcome PhiloxKnownAnswers(h::ClaimContext& ctx) {
     matched += ok;
   }
   const int total = static_cast<int>(std::size(kPhiloxKats));
-  ctx.Record({.case_name = "philox_kat", .backend = "cpu", .metric = "vectors_matched",
-              .unit = "count", .direction = "higher", .value = double(matched), .n = total});
-  h::Outcome o;
-  o.value = matched;
-  o.setting = std::to_string(total) + " Random123 vectors";
-  o.verdict = matched == total ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (matched != total) o.reason = std::to_string(total - matched) + " vectors differ";
-  return o;
+  ctx.RecordExact({.case_name = "philox_kat", .backend = "cpu", .metric = "vectors_matched",
+                   .unit = "count", .direction = "higher", .value = double(matched), .n = total});
+  return ctx.Judge({h::Estimate::Exact(matched)},
+                   std::to_string(total) + " Random123 vectors");
 }
 
 // ---------------------------------------------------------------------------
@@ -80,16 +77,12 @@ h::Outcome PhiloxAcrossBackends(h::ClaimContext& ctx) {
   auto hash = [](const std::vector<uint64_t>& v) {
     return h::Xxh3_128({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t)}).Hex();
   };
-  ctx.Record({.case_name = "philox_stream", .backend = "cuda",
-              .params = {{"n", n}, {"stream", stream}}, .metric = "mismatches_vs_cpu",
-              .unit = "count", .direction = "lower", .value = double(mismatches), .n = n,
-              .input_hash = hash(cpu), .output_hash = hash(gpu)});
-  h::Outcome o;
-  o.value = double(mismatches);
-  o.setting = std::to_string(n) + " draws, seed " + std::to_string(ctx.seed());
-  o.verdict = mismatches == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (mismatches != 0) o.reason = std::to_string(mismatches) + " draws differ";
-  return o;
+  ctx.RecordExact({.case_name = "philox_stream", .backend = "cuda",
+                   .params = {{"n", n}, {"stream", stream}}, .metric = "mismatches_vs_cpu",
+                   .unit = "count", .direction = "lower", .value = double(mismatches), .n = n,
+                   .input_hash = hash(cpu), .output_hash = hash(gpu)});
+  return ctx.Judge({h::Estimate::Exact(double(mismatches))},
+                   std::to_string(n) + " draws, seed " + std::to_string(ctx.seed()));
 }
 
 // ---------------------------------------------------------------------------
@@ -108,37 +101,33 @@ std::vector<int64_t> Grid(int64_t lo, int64_t hi) {
   return g;
 }
 
-// Fits the exponent and the class, records one summary row, and decides
-// whether the exponent's CI lies within [expected - 0.1, expected + 0.1].
+// Fits the exponent and the class and records one summary row; the claim's
+// criterion (exponent CI within expected +- 0.1, and the class selection
+// agreeing) decides. Wall-time sweeps give estimates read off a clock.
 h::Outcome Judge(h::ClaimContext& ctx, const std::string& case_name, const std::string& metric,
-                 const Sweep& s, double expected, h::ComplexityClass expected_class) {
+                 const Sweep& s, h::ComplexityClass expected_class, h::ResultKind kind) {
   const h::PowerFit fit = h::FitPowerLaw(s.n, s.cost, ctx.seed());
   const h::ClassFit cls = h::SelectComplexity(s.n, s.cost);
-  ctx.Record({.case_name = case_name,
-              .backend = "cpu",
-              .params = {{"n_min", s.n.front()}, {"n_max", s.n.back()}, {"points", s.n.size()},
-                         {"class", h::ComplexityName(cls.best)}},
-              .metric = metric + "_exponent",
-              .unit = "1",
-              .value = fit.exponent,
-              .ci_low = fit.exponent_ci.low,
-              .ci_high = fit.exponent_ci.high,
-              .n = static_cast<int64_t>(s.n.size())});
-  h::Outcome o;
-  o.value = fit.exponent;
-  o.ci_low = fit.exponent_ci.low;
-  o.ci_high = fit.exponent_ci.high;
-  o.setting = "n=" + std::to_string(int64_t(s.n.front())) + ".." +
-              std::to_string(int64_t(s.n.back())) + ", " + metric + ", class " +
-              h::ComplexityName(cls.best);
-  o.verdict = h::Within(fit.exponent_ci.low, fit.exponent_ci.high, expected - 0.1, expected + 0.1);
-  if (o.verdict == h::Verdict::kReproduced && cls.best != expected_class) {
-    o.verdict = h::Verdict::kInconclusive;
-    o.reason = std::string("exponent fits but class selection chose ") + h::ComplexityName(cls.best);
-  } else if (o.verdict != h::Verdict::kReproduced) {
-    o.reason = "exponent CI not within +-0.1 of the expected value";
+  h::Result row{.case_name = case_name,
+                .backend = "cpu",
+                .params = {{"n_min", s.n.front()}, {"n_max", s.n.back()}, {"points", s.n.size()},
+                           {"class", h::ComplexityName(cls.best)}},
+                .metric = metric + "_exponent",
+                .unit = "1",
+                .value = fit.exponent,
+                .ci_low = fit.exponent_ci.low,
+                .ci_high = fit.exponent_ci.high,
+                .n = static_cast<int64_t>(s.n.size())};
+  if (kind == h::ResultKind::kTiming) {
+    ctx.RecordTiming(std::move(row));
+  } else {
+    ctx.RecordEstimate(std::move(row));
   }
-  return o;
+  return ctx.Judge({h::Estimate::Ci(fit.exponent, fit.exponent_ci.low, fit.exponent_ci.high),
+                    h::Estimate::Check(cls.best == expected_class)},
+                   "n=" + std::to_string(int64_t(s.n.front())) + ".." +
+                       std::to_string(int64_t(s.n.back())) + ", " + metric + ", class " +
+                       h::ComplexityName(cls.best));
 }
 
 template <typename Loop>
@@ -149,8 +138,8 @@ Sweep CountOps(h::ClaimContext& ctx, const std::string& case_name, const std::ve
   for (const int64_t n : grid) {
     const auto data = harness_suite::RandomData(rng, n);
     const LoopResult r = loop(data);
-    ctx.Record({.case_name = case_name, .backend = "cpu", .params = {{"n", n}}, .metric = "operations",
-                .unit = "count", .value = double(r.operations)});
+    ctx.RecordExact({.case_name = case_name, .backend = "cpu", .params = {{"n", n}},
+                     .metric = "operations", .unit = "count", .value = double(r.operations)});
     s.n.push_back(double(n));
     s.cost.push_back(double(r.operations));
   }
@@ -171,7 +160,7 @@ Sweep TimeLoop(h::ClaimContext& ctx, const std::string& case_name, const std::ve
     opt.min_batch_seconds = ctx.ByProfile(0.002, 0.01, 0.05);
     opt.seed = ctx.seed();
     const h::Timing t = h::MeasureCpu([&] { Sink(loop(data)); }, opt);
-    ctx.Record({.case_name = case_name, .backend = "cpu", .params = {{"n", n}},
+    ctx.RecordTiming({.case_name = case_name, .backend = "cpu", .params = {{"n", n}},
                 .metric = "time_per_call", .unit = "s", .direction = "lower",
                 .value = t.summary.median, .ci_low = t.summary.ci.low, .ci_high = t.summary.ci.high,
                 .n = static_cast<int64_t>(t.seconds_per_op.size()), .samples = t.seconds_per_op,
@@ -184,14 +173,15 @@ Sweep TimeLoop(h::ClaimContext& ctx, const std::string& case_name, const std::ve
 
 h::Outcome LinearOps(h::ClaimContext& ctx) {
   const auto grid = Grid(1 << 6, ctx.ByProfile<int64_t>(1 << 12, 1 << 16, 1 << 20));
-  return Judge(ctx, "linear_loop", "operations", CountOps(ctx, "linear_loop", grid, LinearLoop), 1.0,
-               h::ComplexityClass::kN);
+  return Judge(ctx, "linear_loop", "operations", CountOps(ctx, "linear_loop", grid, LinearLoop),
+               h::ComplexityClass::kN, h::ResultKind::kEstimate);
 }
 
 h::Outcome QuadraticOps(h::ClaimContext& ctx) {
   const auto grid = Grid(1 << 5, ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
-  return Judge(ctx, "quadratic_loop", "operations", CountOps(ctx, "quadratic_loop", grid, QuadraticLoop), 2.0,
-               h::ComplexityClass::kN2);
+  return Judge(ctx, "quadratic_loop", "operations",
+               CountOps(ctx, "quadratic_loop", grid, QuadraticLoop), h::ComplexityClass::kN2,
+               h::ResultKind::kEstimate);
 }
 
 h::Outcome LinearTime(h::ClaimContext& ctx) {
@@ -199,51 +189,63 @@ h::Outcome LinearTime(h::ClaimContext& ctx) {
   const auto grid = Grid(ctx.ByProfile<int64_t>(1 << 11, 1 << 12, 1 << 12),
                          ctx.ByProfile<int64_t>(1 << 15, 1 << 19, 1 << 22));
   return Judge(ctx, "linear_loop", "wall_time", TimeLoop(ctx, "linear_loop", grid, LinearLoop),
-               1.0, h::ComplexityClass::kN);
+               h::ComplexityClass::kN, h::ResultKind::kTiming);
 }
 
 h::Outcome QuadraticTime(h::ClaimContext& ctx) {
   const auto grid = Grid(ctx.ByProfile<int64_t>(1 << 5, 1 << 7, 1 << 7),
                          ctx.ByProfile<int64_t>(1 << 9, 1 << 11, 1 << 13));
   return Judge(ctx, "quadratic_loop", "wall_time",
-               TimeLoop(ctx, "quadratic_loop", grid, QuadraticLoop), 2.0, h::ComplexityClass::kN2);
+               TimeLoop(ctx, "quadratic_loop", grid, QuadraticLoop), h::ComplexityClass::kN2,
+               h::ResultKind::kTiming);
 }
 
-const h::ClaimSpec kBase{.suite = "harness", .paper = kPaper, .section = "harness self-check",
-                         .paper_setting = "by construction", .confidence = 0.95,
-                         .scale = h::Scale::kMechanism};
-
-h::ClaimSpec Spec(std::string id, std::string statement, std::string value, std::string metric,
-                  std::string criterion) {
-  h::ClaimSpec s = kBase;
-  s.id = std::move(id);
-  s.statement = std::move(statement);
-  s.paper_value = std::move(value);
-  s.metric = std::move(metric);
-  s.criterion = std::move(criterion);
-  return s;
+// The exponent must lie within +-0.1 of the known one; a class selection
+// that disagrees casts doubt (INCONCLUSIVE) rather than refuting.
+h::Criterion GrowsAs(double exponent, const char* complexity_class) {
+  return h::AllOf({h::Within(exponent - 0.1, exponent + 0.1, "exponent 95% CI"),
+                   h::Holds(std::string("class ") + complexity_class + " selected",
+                            h::Verdict::kInconclusive)});
 }
 
-CB_REGISTER_CLAIM(h1, Spec("harness.H1", "Philox4x32-10 reproduces the Random123 known answers",
-                           "3/3 vectors", "vectors matched", "all match"),
+CB_REGISTER_CLAIM(h1, {.id = "harness.H1",
+                       .statement = "Philox4x32-10 reproduces the Random123 known answers",
+                       .paper_value = "3/3 vectors",
+                       .metric = "vectors matched",
+                       .criterion = h::Equals(std::size(kPhiloxKats), "vectors matched")},
                   PhiloxKnownAnswers);
-CB_REGISTER_CLAIM(h6, [] {
-  h::ClaimSpec s = Spec("harness.H6", "The CUDA path draws the same Philox numbers as the CPU",
-                        "0 mismatches", "draws that differ from the CPU's", "0 of n differ");
-  s.requirements.gpu = true;
-  return s;
-}(), PhiloxAcrossBackends);
-CB_REGISTER_CLAIM(h2, Spec("harness.H2", "A linear scan costs O(n) operations", "exponent 1",
-                           "log-log exponent of operation counts", "95% CI within [0.9, 1.1], class O(n)"),
+CB_REGISTER_CLAIM(h6, {.id = "harness.H6",
+                       .statement = "The CUDA path draws the same Philox numbers as the CPU",
+                       .paper_value = "0 mismatches",
+                       .metric = "draws that differ from the CPU's",
+                       .criterion = h::Equals(0, "draws that differ"),
+                       .requirements = {.gpu = true}},
+                  PhiloxAcrossBackends);
+CB_REGISTER_CLAIM(h2, {.id = "harness.H2",
+                       .statement = "A linear scan costs O(n) operations",
+                       .paper_value = "exponent 1",
+                       .metric = "log-log exponent of operation counts",
+                       .criterion = GrowsAs(1, "O(n)")},
                   LinearOps);
-CB_REGISTER_CLAIM(h3, Spec("harness.H3", "An all-pairs loop costs O(n^2) operations", "exponent 2",
-                           "log-log exponent of operation counts", "95% CI within [1.9, 2.1], class O(n^2)"),
+CB_REGISTER_CLAIM(h3, {.id = "harness.H3",
+                       .statement = "An all-pairs loop costs O(n^2) operations",
+                       .paper_value = "exponent 2",
+                       .metric = "log-log exponent of operation counts",
+                       .criterion = GrowsAs(2, "O(n^2)")},
                   QuadraticOps);
-CB_REGISTER_CLAIM(h4, Spec("harness.H4", "A linear scan's wall time grows as O(n)", "exponent 1",
-                           "log-log exponent of median wall time", "95% CI within [0.9, 1.1], class O(n)"),
+CB_REGISTER_CLAIM(h4, {.id = "harness.H4",
+                       .statement = "A linear scan's wall time grows as O(n)",
+                       .paper_value = "exponent 1",
+                       .metric = "log-log exponent of median wall time",
+                       .criterion = GrowsAs(1, "O(n)"),
+                       .depends_on_clock = true},
                   LinearTime);
-CB_REGISTER_CLAIM(h5, Spec("harness.H5", "An all-pairs loop's wall time grows as O(n^2)", "exponent 2",
-                           "log-log exponent of median wall time", "95% CI within [1.9, 2.1], class O(n^2)"),
+CB_REGISTER_CLAIM(h5, {.id = "harness.H5",
+                       .statement = "An all-pairs loop's wall time grows as O(n^2)",
+                       .paper_value = "exponent 2",
+                       .metric = "log-log exponent of median wall time",
+                       .criterion = GrowsAs(2, "O(n^2)"),
+                       .depends_on_clock = true},
                   QuadraticTime);
 
 }  // namespace
