@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 jobs="${CB_JOBS:-$(nproc)}"
 
 ci/deps.sh
+. ci/ccache.sh
 
 echo "== layering: includes point one way (ci/layering.sh)"
 ci/layering.sh
