@@ -111,6 +111,25 @@ struct EndpointOptions {
   double timeout_s = 120;
 };
 
+// --predictions (help: what the file holds), --endpoint, --model,
+// --concurrency, --retries and --timeout, the same on every eval command.
+inline void AddEvalInputOptions(CLI::App* c, std::string* predictions, const std::string& predictions_help,
+                                EndpointOptions* e) {
+  c->add_option("--predictions", *predictions, predictions_help);
+  c->add_option("--endpoint", e->endpoint, "OpenAI-compatible base URL (API key from $OPENAI_API_KEY)");
+  c->add_option("--model", e->model, "Model name sent to the endpoint");
+  c->add_option("--concurrency", e->concurrency, "Requests in flight")->capture_default_str();
+  c->add_option("--retries", e->retries, "Retries per request (429, 5xx, timeouts)")->capture_default_str();
+  c->add_option("--timeout", e->timeout_s, "Seconds per request attempt")->capture_default_str();
+}
+
+// --seed, --ledger and --json.
+inline void AddEvalRunOptions(CLI::App* c, EvalRunOptions* r) {
+  c->add_option("--seed", r->seed, "Generator and request seed")->capture_default_str();
+  AddLedgerOption(c, &r->ledger);
+  c->add_flag("--json", r->json, "Print the scores as JSON on stdout");
+}
+
 // Checks them (UsageError) and returns the client's options; the URL is
 // checked by constructing a client.
 inline cb::harness::ClientOptions EndpointClientOptions(const EndpointOptions& e) {

@@ -149,22 +149,16 @@ void AddEvalSgpCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code
   CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
   auto o = std::make_shared<EvalSgpOptions>();
   CLI::App* c = eval->add_subcommand("sgp", "SGP-Bench: score a prediction file, or query a model endpoint");
-  c->add_option("--predictions", o->predictions, "JSONL rows with Answer, Subject, response (optional split, index)");
-  c->add_option("--endpoint", o->endpoint.endpoint, "OpenAI-compatible base URL (API key from $OPENAI_API_KEY)");
-  c->add_option("--model", o->endpoint.model, "Model name sent to the endpoint");
+  AddEvalInputOptions(c, &o->predictions, "JSONL rows with Answer, Subject, response (optional split, index)",
+                      &o->endpoint);
   c->add_option("--count", o->count, "Programs to generate")->capture_default_str();
   c->add_option("--variants", o->variants, "Invariance copies per program (0-5; >0 also measures consistency)")
       ->capture_default_str();
   c->add_option("--cad", o->cad, "Also ask the questions of this many CAD programs (split cad)")
       ->capture_default_str();
   c->add_option("--system", o->system, "System prompt: openai, open or none")->capture_default_str();
-  c->add_option("--concurrency", o->endpoint.concurrency, "Requests in flight")->capture_default_str();
   c->add_option("--max-tokens", o->max_tokens, "max_tokens per answer")->capture_default_str();
-  c->add_option("--retries", o->endpoint.retries, "Retries per request (429, 5xx, timeouts)")->capture_default_str();
-  c->add_option("--timeout", o->endpoint.timeout_s, "Seconds per request attempt")->capture_default_str();
-  c->add_option("--seed", o->run.seed, "Generator and request seed")->capture_default_str();
-  AddLedgerOption(c, &o->run.ledger);
-  c->add_flag("--json", o->run.json, "Print the scores as JSON on stdout");
+  AddEvalRunOptions(c, &o->run);
   c->callback([o, cmdline, exit_code] { *exit_code = RunEvalSgp(*o, cmdline); });
 }
 

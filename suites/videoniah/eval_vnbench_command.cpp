@@ -179,21 +179,14 @@ void AddEvalVnbenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_
   CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
   auto o = std::make_shared<EvalVnbenchOptions>();
   CLI::App* c = eval->add_subcommand("vnbench", "VNBench: score a prediction file, or query a model endpoint");
-  c->add_option("--predictions", o->predictions, "eval.py input (JSONL: question_id, pred, gt, type)");
-  c->add_option("--endpoint", o->endpoint.endpoint, "OpenAI-compatible base URL (API key from $OPENAI_API_KEY)");
-  c->add_option("--model", o->endpoint.model, "Model name sent to the endpoint");
+  AddEvalInputOptions(c, &o->predictions, "eval.py input (JSONL: question_id, pred, gt, type)", &o->endpoint);
   c->add_option("--frames", o->frames, "K uniform frames per question")->capture_default_str();
   c->add_option("--tasks", o->tasks, "Subtasks (comma-separated) or all")->capture_default_str();
   c->add_option("--count", o->count, "Items per subtask")->capture_default_str();
-  c->add_option("--concurrency", o->endpoint.concurrency, "Requests in flight")->capture_default_str();
   c->add_option("--max-tokens", o->max_tokens, "max_tokens per answer")->capture_default_str();
-  c->add_option("--retries", o->endpoint.retries, "Retries per request (429, 5xx, timeouts)")->capture_default_str();
-  c->add_option("--timeout", o->endpoint.timeout_s, "Seconds per request attempt")->capture_default_str();
-  c->add_option("--seed", o->run.seed, "Generator and request seed")->capture_default_str();
   c->add_option("--haystack", o->haystacks, "Your own videos as haystacks (item k uses file k mod count)")
       ->expected(1, -1);
-  AddLedgerOption(c, &o->run.ledger);
-  c->add_flag("--json", o->run.json, "Print the scores as JSON on stdout");
+  AddEvalRunOptions(c, &o->run);
   c->callback([o, cmdline, exit_code] { *exit_code = RunEvalVnbench(*o, cmdline); });
 }
 
