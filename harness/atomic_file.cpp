@@ -45,8 +45,8 @@ void WriteFileAtomically(const std::string& path, const std::function<void(std::
   }
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  WriteFileAtomically(path, [&](std::ostream& out) { out << text; });
+void WriteFileAtomically(const std::string& path, std::string_view text) {
+  WriteFileAtomically(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 void WriteDirectoryAtomically(const fs::path& path, const std::function<void(const fs::path& tmp)>& fill) {

@@ -1,6 +1,7 @@
 // File: harness/atomic_file.h
 // -----------------------------------------------------------------------------
-// Writing outputs all or nothing: every file or folder a command produces is
+// Writing outputs all or nothing (DESIGN §8: bad input or a crash leaves no
+// partial files): every file or folder a command produces is
 // built under a temporary name beside its target and renamed into place, so
 // a reader (or a rerun after a crash) sees the old state or the whole new
 // one, never a part. On failure the temporary is removed and the target is
@@ -19,11 +20,12 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace cb::harness {
 
 // Throws std::runtime_error("cannot write '<path>'[: <reason>]").
-void WriteFileAtomically(const std::string& path, const std::string& text);
+void WriteFileAtomically(const std::string& path, std::string_view text);
 // As above; fill writes the bytes to `out` (an exception from fill removes
 // the temporary file and propagates unchanged).
 void WriteFileAtomically(const std::string& path, const std::function<void(std::ostream& out)>& fill);

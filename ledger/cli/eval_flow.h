@@ -14,8 +14,8 @@
 // Output: the command's table and "run N complete|failed, run_hash H", or
 // with --json {run_id, run_hash, params, strict, paper_compatible}.
 //
-// Header-only: the eval commands live in their suites' libraries, which link
-// cb_cli; nothing here needs a translation unit of its own.
+// Header-only: the eval commands live in their suites' libraries; nothing
+// here needs a translation unit of its own.
 #ifndef CB_LEDGER_CLI_EVAL_FLOW_H_
 #define CB_LEDGER_CLI_EVAL_FLOW_H_
 
@@ -33,11 +33,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 #include "harness/hash.h"
 #include "harness/model_client.h"
 #include "harness/progress.h"
 #include "harness/result.h"
+#include "ledger/cli/common.h"
 #include "ledger/ledger.h"
 #include "ledger/run_guard.h"
 

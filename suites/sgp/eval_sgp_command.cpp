@@ -17,7 +17,7 @@
 
 #include "generators/sgp.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "ledger/cli/eval_flow.h"
 #include "reference/sgp/sgp.h"
 #include "suites/sgp/sgp_eval.h"

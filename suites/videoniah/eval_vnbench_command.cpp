@@ -17,7 +17,7 @@
 
 #include "generators/videoniah.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "ledger/cli/eval_flow.h"
 #include "reference/vnbench/vnbench.h"
 #include "suites/videoniah/video_io.h"
