@@ -1,6 +1,7 @@
 // File: suites/coat/coat.cpp
 // CPU path and backend dispatch of coat.h (the fast CPU DRE is coat_cpu.cpp).
 #include "suites/coat/coat.h"
+#include "suites/coat/coat_cuda.h"
 
 #include <stdexcept>
 #include <string>

@@ -29,6 +29,7 @@
 #include "harness/cuda/event_timer.cuh"
 #include "harness/stats.h"
 #include "suites/coat/coat.h"
+#include "suites/coat/coat_cuda.h"
 
 namespace cb::coat {
 namespace {

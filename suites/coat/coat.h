@@ -57,20 +57,6 @@ struct GemmComparison {
   std::vector<double> fp8_samples, bf16_samples;
 };
 
-#if CB_HAVE_CUDA
-std::vector<uint8_t> EncodeFp8Cuda(std::span<const float> x, ref::fp8::Format f);
-ref::coat::DreTensor DreQuantizeCuda(std::span<const float> x, const ref::coat::DreOptions& opt);
-std::vector<float> DreDequantizeCuda(const ref::coat::DreTensor& t);
-ref::coat::ScaledTensor QuantizeGroup16Cuda(std::span<const float> x, ref::fp8::Format f);
-// Throws CudaError (e.g. CUBLAS_STATUS_NOT_SUPPORTED before sm_89).
-GemmComparison CompareGemmCuda(int64_t m, int64_t n, int64_t k, int repetitions);
-// Bandwidth of DRE quantize + dequantize on the device: seconds per call each.
-struct DreKernelTiming {
-  std::vector<double> quantize_samples, dequantize_samples;
-};
-DreKernelTiming TimeDreCuda(int64_t n, int repetitions);
-#endif
-
 }  // namespace cb::coat
 
 #endif  // CB_SUITES_COAT_COAT_H_

@@ -32,6 +32,7 @@
 #include "reference/coat/mlp.h"
 #include "reference/coat/quant.h"
 #include "suites/coat/coat.h"
+#include "suites/coat/coat_cuda.h"
 
 namespace cb::coat {
 namespace {

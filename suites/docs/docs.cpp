@@ -1,6 +1,7 @@
 // File: suites/docs/docs.cpp
 // Input checks and backend dispatch of suites/docs/docs.h.
 #include "suites/docs/docs.h"
+#include "suites/docs/docs_cuda.h"
 
 #include <algorithm>
 #include <climits>

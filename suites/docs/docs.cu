@@ -22,6 +22,7 @@
 #include "harness/cuda/event_timer.cuh"
 #include "harness/cuda/l2_flush.cuh"
 #include "suites/docs/docs.h"
+#include "suites/docs/docs_cuda.h"
 
 namespace cb::docs {
 namespace {

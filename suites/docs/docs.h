@@ -76,33 +76,6 @@ int64_t CpuBlockRows(int64_t n2);
 cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y,
                                       int64_t block_rows = 0);
 
-#if CB_HAVE_CUDA
-// The CUDA path (docs.cu); call through AbsMaxima(). Copies x and y to the
-// device, and only the two maxima vectors back. `block_rows` > 0 overrides
-// the device's block height (at most 2^26 floats of C at a time), as above.
-// REQUIRES: CheckDocsInput(x, y) passed.
-cb::ref::docs::AbsMaxima AbsMaximaCuda(const MatrixView& x, const MatrixView& y,
-                                       int64_t block_rows = 0);
-
-// One DOCS problem uploaded once, so that the device work alone
-// (normalisation, GEMM, maxima; no transfers) can be timed: what the
-// benchmark compares with the cuBLAS SGEMM ceiling.
-class CudaDocsProblem {
- public:
-  CudaDocsProblem(const MatrixView& x, const MatrixView& y);  // checks input, uploads
-  ~CudaDocsProblem();
-  CudaDocsProblem(const CudaDocsProblem&) = delete;
-  CudaDocsProblem& operator=(const CudaDocsProblem&) = delete;
-
-  // Seconds of one run of the device work (CUDA events), L2 flushed before.
-  double TimeOnce();
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-#endif
-
 }  // namespace cb::docs
 
 #endif  // CB_SUITES_DOCS_DOCS_H_

@@ -20,6 +20,7 @@
 #include "ledger/reporter.h"
 #include "reference/docs.h"
 #include "suites/docs/docs.h"
+#include "suites/docs/docs_cuda.h"
 
 namespace cb::docs {
 namespace {

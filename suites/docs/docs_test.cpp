@@ -27,6 +27,7 @@
 #include "harness/safetensors.h"
 #include "ledger/ledger.h"
 #include "suites/docs/docs.h"
+#include "suites/docs/docs_cuda.h"
 #include "suites/docs/docs_checkpoint.h"
 
 namespace cb::docs {

@@ -1,6 +1,7 @@
 // File: suites/harness/philox_stream.cpp
 // CPU path and backend dispatch of philox_stream.h.
 #include "suites/harness/philox_stream.h"
+#include "suites/harness/philox_stream_cuda.h"
 
 #include <stdexcept>
 #include <string>

@@ -12,6 +12,7 @@
 #include "harness/cuda/device_buffer.cuh"
 #include "harness/philox.h"
 #include "suites/harness/philox_stream.h"
+#include "suites/harness/philox_stream_cuda.h"
 
 namespace cb::harness_suite {
 namespace {

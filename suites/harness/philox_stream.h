@@ -23,11 +23,6 @@ namespace cb::harness_suite {
 std::vector<uint64_t> PhiloxStream(cb::harness::Backend backend, uint64_t seed, uint64_t stream,
                                    int64_t n);
 
-#if CB_HAVE_CUDA
-// The CUDA path (philox_stream.cu); call through PhiloxStream().
-std::vector<uint64_t> PhiloxStreamCuda(uint64_t seed, uint64_t stream, int64_t n);
-#endif
-
 }  // namespace cb::harness_suite
 
 #endif  // CB_SUITES_HARNESS_PHILOX_STREAM_H_

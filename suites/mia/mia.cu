@@ -30,6 +30,7 @@
 #include "harness/cuda/device_buffer.cuh"
 #include "harness/cuda/event_timer.cuh"
 #include "suites/mia/score_kernel.h"
+#include "suites/mia/score_kernel_cuda.h"
 
 namespace cb::mia {
 namespace {

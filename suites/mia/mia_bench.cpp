@@ -30,6 +30,7 @@
 #include "ledger/reporter.h"
 #include "reference/lm/kn_lm.h"
 #include "suites/mia/score_kernel.h"
+#include "suites/mia/score_kernel_cuda.h"
 
 #if CB_HAVE_CUDA
 #include <cuda_runtime.h>

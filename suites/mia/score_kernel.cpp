@@ -32,6 +32,7 @@
 // intrinsics row ~27 GB/s from L2 and, with software prefetch, ~26 GB/s
 // from DRAM in a standalone run (less beside other jobs); AVX2 ~14 GB/s.
 #include "suites/mia/score_kernel.h"
+#include "suites/mia/score_kernel_cuda.h"
 
 // The vector helpers are always inlined, so the AVX calling-convention note
 // GCC gives for them does not apply.

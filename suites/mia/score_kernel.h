@@ -73,17 +73,6 @@ CpuPath BestCpuPath();  // never kAuto
 PositionScores ScorePositionsCpu(const LogitsView& logits, std::span<const int32_t> targets,
                                  int threads = 1, CpuPath path = CpuPath::kAuto);
 
-#if CB_HAVE_CUDA
-// The CUDA path (mia.cu): copies host logits to the device, runs the fused
-// kernel, copies the scores back.
-PositionScores ScorePositionsCuda(const LogitsView& logits, std::span<const int32_t> targets);
-// Device-resident form for benchmarks: all pointers on the device; returns
-// the kernel time in milliseconds (CUDA events, `reps` launches averaged).
-double TimeScorePositionsCuda(const void* d_logits, int64_t rows, int64_t vocab, LogitType type,
-                              const int32_t* d_targets, float* d_logp, float* d_mu,
-                              float* d_sigma2, int reps);
-#endif
-
 }  // namespace cb::mia
 
 #endif  // CB_SUITES_MIA_SCORE_KERNEL_H_

@@ -2,6 +2,7 @@
 // Input checks and backend dispatch of suites/mtad/mtad.h; the CPU path is
 // the fp64 reference itself (reference/mtad.h).
 #include "suites/mtad/mtad.h"
+#include "suites/mtad/mtad_cuda.h"
 
 #include <cmath>
 #include <stdexcept>

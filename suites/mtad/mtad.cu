@@ -16,6 +16,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device_buffer.cuh"
 #include "suites/mtad/mtad.h"
+#include "suites/mtad/mtad_cuda.h"
 
 namespace cb::mtad {
 namespace {

@@ -41,14 +41,6 @@ void AcceptDepths(cb::harness::Backend backend, std::span<const double> logp,
                   std::span<const double> logq, int gamma, double log_tau,
                   std::span<int> depth);
 
-#if CB_HAVE_CUDA
-// The CUDA paths (mtad.cu); call through the dispatchers, which check input.
-void ExpandScoresCuda(std::span<const double> w, std::span<const double> q, int vocab_size,
-                      std::span<double> out);
-void AcceptDepthsCuda(std::span<const double> logp, std::span<const double> logq, int gamma,
-                      double log_tau, std::span<int> depth);
-#endif
-
 }  // namespace cb::mtad
 
 #endif  // CB_SUITES_MTAD_MTAD_H_

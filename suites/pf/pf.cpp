@@ -2,6 +2,7 @@
 // -----------------------------------------------------------------------------
 // Input checks and backend dispatch of suites/pf/pf.h.
 #include "suites/pf/pf.h"
+#include "suites/pf/pf_cuda.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -29,6 +29,7 @@
 #include "harness/cuda/event_timer.cuh"
 #include "reference/pf/prf.h"
 #include "suites/pf/pf.h"
+#include "suites/pf/pf_cuda.h"
 
 namespace cb::pf {
 namespace {

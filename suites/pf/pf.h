@@ -96,19 +96,6 @@ void ScoreTermsCpu(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams&
                    std::span<const int32_t> texts, int64_t count, int64_t n,
                    std::span<double> terms);
 
-#if CB_HAVE_CUDA
-// The CUDA paths (pf.cu): upload, fused noise + argmax kernels, download.
-void SampleCuda(const LogitsView& logits, double temperature, Noise noise, uint64_t key,
-                std::span<const uint64_t> streams, std::span<int32_t> tokens);
-void ScoreTermsCuda(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams& params,
-                    std::span<const int32_t> texts, int64_t count, int64_t n,
-                    std::span<double> terms);
-// Seconds of one device-only sampling call on resident logits (CUDA events),
-// for the bandwidth benchmark.
-double TimeSampleCuda(const LogitsView& logits, double temperature, Noise noise, uint64_t key,
-                      int repeats);
-#endif
-
 }  // namespace cb::pf
 
 #endif  // CB_SUITES_PF_PF_H_

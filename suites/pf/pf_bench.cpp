@@ -28,6 +28,7 @@
 #include "ledger/reporter.h"
 #include "reference/pf/pf.h"
 #include "suites/pf/pf.h"
+#include "suites/pf/pf_cuda.h"
 
 namespace cb::pf {
 namespace {
