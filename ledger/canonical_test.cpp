@@ -302,7 +302,7 @@ TEST(CanonicalTest, VersionFourIsVersionThreePlusKind) {
   ASSERT_NE(tag_at, std::string::npos);
   rebuilt[tag_at + 7] = '4';
   // u8 name length, name, u8 type 0x01 (TEXT), u32 LE length, bytes.
-  rebuilt += std::string("\x04kind\x01\x06\x00\x00\x00timing", 15);
+  rebuilt += std::string("\x04kind\x01\x06\x00\x00\x00timing", 16);
   EXPECT_EQ(ToHex(Encode(r, 3, 4)), ToHex(rebuilt));
   // Every kind reaches the hash; a result/3 row cannot carry one.
   Result exact = r, estimate = r;

@@ -293,6 +293,7 @@ TEST(Gate, ClaimFlipIsARegressionNewRowsAreNot) {
   EXPECT_EQ(clocked.exit_code, 0);
   // Neither side recorded it (both from before ledger schema 4): not gated.
   cand.claims[0].depends_on_clock.reset();
+  base.claims[0].depends_on_clock.reset();
   clocked = Gate(base, cand, SpeedGated(), false);
   EXPECT_FALSE(Row(clocked, "synth.A").gated);
   EXPECT_NE(Row(clocked, "synth.A").note.find("neither run recorded"), std::string::npos);
