@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git ccache python3
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libxxhash-dev libcurl4-openssl-dev
   nlohmann-json3-dev libcli11-dev libopenblas-dev zlib1g-dev

@@ -10,6 +10,7 @@ jobs="${CB_JOBS:-$(nproc)}"
 ledger="$(realpath -m "${CLAIMBENCH_LEDGER:-claimbench.db}")"
 cd "$root"
 ci/deps.sh
+. ci/ccache.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 

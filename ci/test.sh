@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# ci/test.sh: the test command. Installs what is missing, builds `release`
-# (CUDA paths compiled when nvcc is found), runs every ctest label that needs
-# no GPU, then builds `asan` (ASan + UBSan, CPU only) and runs them again
-# under it. Exit status is non-zero if anything fails.
+# ci/test.sh: the test command. Installs what is missing, checks the layering,
+# builds `release` (CUDA paths compiled when nvcc is found), runs every ctest
+# label that needs no GPU and the smoke regression gate, checks that a new
+# method edits no shared file, then builds `asan` (ASan + UBSan, CPU only)
+# and runs the tests again under it. Exit status is non-zero if anything fails.
 #   CB_JOBS=N   parallel build jobs (default: number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${CB_JOBS:-$(nproc)}"
 
 ci/deps.sh
+. ci/ccache.sh
+
+echo "== layering: includes point one way (ci/layering.sh)"
+ci/layering.sh
 
 echo "== release: configure and build"
 cmake --preset release >/dev/null
@@ -19,6 +24,9 @@ ctest --preset release -j "$jobs" -LE gpu
 
 echo "== release: regression gate of the smoke profile against ci/baselines/ (ci/baseline.sh)"
 ci/baseline.sh check
+
+echo "== a throw-away method edits no shared file (ci/new_method_check.sh)"
+ci/new_method_check.sh
 
 echo "== asan: configure and build"
 cmake --preset asan >/dev/null

@@ -20,16 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "reference/coat/dataset.h"
+
 namespace cb::gen {
 
 inline constexpr int kTeacherClassificationVersion = 1;
 inline constexpr int kOutlierActivationsVersion = 1;
 
-struct ClassificationTask {
-  int64_t n = 0, dim = 0, classes = 0;
-  std::vector<float> x;  // (n, dim)
-  std::vector<int> y;    // (n,), in [0, classes)
-  std::string params;    // canonical "key=value;..." provenance
+// n, dim, classes, x (n, dim) and y (n,) as the MLP reference reads them.
+struct ClassificationTask : ref::coat::LabelledData {
+  std::string params;  // canonical "key=value;..." provenance
 };
 
 // The teacher comes from teacher_seed and the inputs from data_seed, so a

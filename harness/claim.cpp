@@ -47,7 +47,7 @@ ClaimContext::ClaimContext(Profile profile, uint64_t seed, std::vector<Backend> 
       sink_(std::move(sink)),
       progress_(std::move(progress)) {}
 
-void ClaimContext::Emit(Result r, ResultKind kind) {
+void ClaimContext::Record(Result r, ResultKind kind) {
   if (InterruptRequested()) throw Interrupted{};
   r.kind = kind;
   if (sink_) sink_(r);

@@ -126,13 +126,14 @@ class ClaimContext {
   const ClaimSpec* spec() const { return spec_; }
 
   // MIGRATION (removed before this change lands): the old untyped Record.
-  void Record(const Result& r) { Emit(r, r.kind); }
+  void Record(const Result& r) { Record(r, r.kind); }
 
   // Records one result of the stated kind (suite filled in by the runner if
   // empty). Each throws Interrupted after SIGINT/SIGTERM.
-  void RecordExact(Result r) { Emit(std::move(r), ResultKind::kExact); }
-  void RecordEstimate(Result r) { Emit(std::move(r), ResultKind::kEstimate); }
-  void RecordTiming(Result r) { Emit(std::move(r), ResultKind::kTiming); }
+  void RecordExact(Result r) { Record(std::move(r), ResultKind::kExact); }
+  void RecordEstimate(Result r) { Record(std::move(r), ResultKind::kEstimate); }
+  void RecordTiming(Result r) { Record(std::move(r), ResultKind::kTiming); }
+  void Record(Result r, ResultKind kind);
 
   // The outcome that the claim's criterion gives `measured` (one Estimate per
   // criterion leaf, in order); the first Estimate is the headline value.
@@ -149,8 +150,6 @@ class ClaimContext {
   }
 
  private:
-  void Emit(Result r, ResultKind kind);
-
   const ClaimSpec* spec_ = nullptr;
   Profile profile_;
   uint64_t seed_;

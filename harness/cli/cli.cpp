@@ -1,5 +1,6 @@
 // File: harness/cli/cli.cpp
-// The `claimbench` app: subcommands, and the single place where errors become
+// The `claimbench` app: the command registry (the ledger's commands and the
+// methods' register through it), and the single place where errors become
 // one line on stderr and exit code 3.
 #include "harness/cli/cli.h"
 
@@ -12,7 +13,6 @@
 
 #include "harness/build_info.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 
 namespace cb::cli {
 namespace {
@@ -61,6 +61,11 @@ CommandRegistration::CommandRegistration(const char* name, AddCommandFn add) {
 
 const std::vector<RegisteredCommand>& RegisteredCommands() { return MutableCommands(); }
 
+std::string Fit(const std::string& s, size_t width) {
+  if (s.size() > width) return s.substr(0, width - 1) + "~";
+  return s + std::string(width - s.size(), ' ');
+}
+
 CLI::App* CommandGroup(CLI::App& app, const std::string& name, const std::string& description) {
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (sub->get_name() == name) return sub;
@@ -80,10 +85,6 @@ int Main(int argc, char** argv) {
   int exit_code = kExitOk;
   const CommandLine cmdline{argc, argv};
   AddListCommand(app, &exit_code);
-  AddRunCommand(app, cmdline, &exit_code);
-  AddBenchCommand(app, cmdline, &exit_code);
-  AddLedgerCommand(app, &exit_code);
-  AddAnalysisCommands(app, &exit_code);
   for (const RegisteredCommand& command : RegisteredCommands()) {
     command.add(app, cmdline, &exit_code);
   }

@@ -1,12 +1,14 @@
 // File: harness/cli/commands.h
-// Each `claimbench` command adds itself to the app; its callback stores the
-// process exit code in `*exit_code`. The harness's own commands are called by
-// name from cli.cpp; a method's commands (e.g. `claimbench docs`) live in its
-// suite folder and register statically with CB_REGISTER_COMMAND, as claims do,
-// so the harness never depends on a paper.
+// -----------------------------------------------------------------------------
+// The command registry of `claimbench`. Each command adds itself to the app;
+// its callback stores the process exit code in `*exit_code`. Only `list` is
+// the harness's own; the commands that read or write a ledger (ledger/cli/)
+// and each method's commands (suites/<m>/*_command.cpp) register statically
+// with CB_REGISTER_COMMAND, as claims do, so the harness depends on neither.
 #ifndef CB_HARNESS_CLI_COMMANDS_H_
 #define CB_HARNESS_CLI_COMMANDS_H_
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,18 +16,29 @@
 
 namespace cb::cli {
 
+// Exit codes (DESIGN §8).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRegression = 1;    // a regression / failed claim, where asked to gate
+inline constexpr int kExitInconclusive = 2;
+inline constexpr int kExitError = 3;
+
+// A user-facing error: one line, names the bad input; exit code 3.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Pads or cuts `s` to `width` characters (for terminal tables).
+std::string Fit(const std::string& s, size_t width);
+
 struct CommandLine {
   int argc;
   char** argv;
 };
 
 void AddListCommand(CLI::App& app, int* exit_code);
-void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
-void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code);
-void AddLedgerCommand(CLI::App& app, int* exit_code);
-void AddAnalysisCommands(CLI::App& app, int* exit_code);  // gate, compare, history, report
 
-// A method's command: adds one subcommand to `app`.
+// A registered command: adds one subcommand (or a group of them) to `app`.
 using AddCommandFn = void (*)(CLI::App& app, const CommandLine& cmdline, int* exit_code);
 
 struct CommandRegistration {
@@ -45,7 +58,7 @@ struct RegisteredCommand {
 // then adds its own subcommand to it ("gen corpus", "eval mia").
 CLI::App* CommandGroup(CLI::App& app, const std::string& name, const std::string& description);
 
-// Every registered method command, sorted by name.
+// Every registered command, sorted by name.
 const std::vector<RegisteredCommand>& RegisteredCommands();
 
 #define CB_REGISTER_COMMAND(name, add_fn) \

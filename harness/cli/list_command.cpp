@@ -8,7 +8,6 @@
 
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 
 namespace cb::cli {
 namespace {

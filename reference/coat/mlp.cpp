@@ -59,7 +59,7 @@ std::vector<float> InitMlp(const MlpShape& s, uint64_t seed) {
 }
 
 double MlpLossAndGrad(const MlpShape& s, std::span<const float> params,
-                      const gen::ClassificationTask& task, std::span<const int64_t> rows,
+                      const LabelledData& task, std::span<const int64_t> rows,
                       std::vector<float>* grads) {
   if (task.dim != s.in || task.classes != s.out) throw std::invalid_argument("MlpLossAndGrad: task shape");
   if (static_cast<int64_t>(params.size()) != s.NumParams()) throw std::invalid_argument("MlpLossAndGrad: params");
@@ -122,8 +122,8 @@ double MlpLossAndGrad(const MlpShape& s, std::span<const float> params,
   return loss * inv_b;
 }
 
-TrainResult TrainMlp(const MlpShape& s, const gen::ClassificationTask& train,
-                     const gen::ClassificationTask& eval, OptimizerKind kind, const TrainConfig& cfg) {
+TrainResult TrainMlp(const MlpShape& s, const LabelledData& train,
+                     const LabelledData& eval, OptimizerKind kind, const TrainConfig& cfg) {
   TrainResult res;
   res.params = InitMlp(s, cfg.init_seed);
   const int64_t n = s.NumParams();

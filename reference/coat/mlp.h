@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "generators/coat_tasks.h"
+#include "reference/coat/dataset.h"
 #include "reference/coat/adamw.h"
 
 namespace cb::ref::coat {
@@ -35,7 +35,7 @@ std::vector<float> InitMlp(const MlpShape& s, uint64_t seed);
 // Mean cross-entropy over rows [row0, row0 + B) (indices mod task.n) of task;
 // when grads is non-null it receives d loss / d params (NumParams(),).
 double MlpLossAndGrad(const MlpShape& s, std::span<const float> params,
-                      const gen::ClassificationTask& task, std::span<const int64_t> rows,
+                      const LabelledData& task, std::span<const int64_t> rows,
                       std::vector<float>* grads);
 
 enum class OptimizerKind { kFp32AdamW, kCoatAdamW };
@@ -59,8 +59,8 @@ struct TrainResult {
 };
 
 // Trains on `train` and evaluates on `eval`.
-TrainResult TrainMlp(const MlpShape& s, const gen::ClassificationTask& train,
-                     const gen::ClassificationTask& eval, OptimizerKind kind, const TrainConfig& cfg);
+TrainResult TrainMlp(const MlpShape& s, const LabelledData& train,
+                     const LabelledData& eval, OptimizerKind kind, const TrainConfig& cfg);
 
 }  // namespace cb::ref::coat
 

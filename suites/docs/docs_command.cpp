@@ -18,7 +18,7 @@
 
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "ledger/ledger.h"

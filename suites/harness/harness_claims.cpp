@@ -108,21 +108,17 @@ h::Outcome Judge(h::ClaimContext& ctx, const std::string& case_name, const std::
                  const Sweep& s, h::ComplexityClass expected_class, h::ResultKind kind) {
   const h::PowerFit fit = h::FitPowerLaw(s.n, s.cost, ctx.seed());
   const h::ClassFit cls = h::SelectComplexity(s.n, s.cost);
-  h::Result row{.case_name = case_name,
-                .backend = "cpu",
-                .params = {{"n_min", s.n.front()}, {"n_max", s.n.back()}, {"points", s.n.size()},
-                           {"class", h::ComplexityName(cls.best)}},
-                .metric = metric + "_exponent",
-                .unit = "1",
-                .value = fit.exponent,
-                .ci_low = fit.exponent_ci.low,
-                .ci_high = fit.exponent_ci.high,
-                .n = static_cast<int64_t>(s.n.size())};
-  if (kind == h::ResultKind::kTiming) {
-    ctx.RecordTiming(std::move(row));
-  } else {
-    ctx.RecordEstimate(std::move(row));
-  }
+  ctx.Record({.case_name = case_name,
+              .backend = "cpu",
+              .params = {{"n_min", s.n.front()}, {"n_max", s.n.back()}, {"points", s.n.size()},
+                         {"class", h::ComplexityName(cls.best)}},
+              .metric = metric + "_exponent",
+              .unit = "1",
+              .value = fit.exponent,
+              .ci_low = fit.exponent_ci.low,
+              .ci_high = fit.exponent_ci.high,
+              .n = static_cast<int64_t>(s.n.size())},
+             kind);
   return ctx.Judge({h::Estimate::Ci(fit.exponent, fit.exponent_ci.low, fit.exponent_ci.high),
                     h::Estimate::Check(cls.best == expected_class)},
                    "n=" + std::to_string(int64_t(s.n.front())) + ".." +

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "suites/mia/stats_file.h"
 
 namespace cb::cli {

@@ -22,7 +22,6 @@
 
 #include "generators/corpora.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 #include "harness/hash.h"
 
 namespace cb::cli {

@@ -32,7 +32,6 @@
 
 #include "generators/corpora.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 #include "reference/lm/kn_lm.h"
 #include "reference/pf/pf.h"
 #include "suites/pf/pf.h"

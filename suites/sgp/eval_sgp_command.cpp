@@ -20,7 +20,7 @@
 
 #include "generators/sgp.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "reference/sgp/sgp.h"

@@ -24,7 +24,6 @@
 #include "generators/sgp.h"
 #include "generators/sgp_cad.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 #include "harness/hash.h"
 
 namespace cb::cli {

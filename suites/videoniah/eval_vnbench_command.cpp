@@ -19,7 +19,7 @@
 
 #include "generators/videoniah.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "reference/vnbench/vnbench.h"

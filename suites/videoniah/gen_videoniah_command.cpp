@@ -29,7 +29,6 @@
 
 #include "generators/videoniah.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "suites/videoniah/media.h"

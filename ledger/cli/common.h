@@ -1,10 +1,11 @@
-// File: harness/cli/common.h
+// File: ledger/cli/common.h
 // -----------------------------------------------------------------------------
-// Pieces shared by the `claimbench` commands: the ledger location, run
+// Pieces shared by the commands that read or write a ledger (the ledger's
+// own and the methods'): the ledger location, run
 // metadata (git, source hash, platform, build), ceilings measured once per
-// platform, and the one-line error type with its exit code.
-#ifndef CB_HARNESS_CLI_COMMON_H_
-#define CB_HARNESS_CLI_COMMON_H_
+// platform.
+#ifndef CB_LEDGER_CLI_COMMON_H_
+#define CB_LEDGER_CLI_COMMON_H_
 
 #include <stdexcept>
 #include <string>
@@ -13,22 +14,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/cli/commands.h"
 #include "harness/model_client.h"
 #include "ledger/ledger.h"
 
 namespace cb::cli {
-
-// Exit codes (DESIGN §8).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitRegression = 1;    // a regression / failed claim, where asked to gate
-inline constexpr int kExitInconclusive = 2;
-inline constexpr int kExitError = 3;
-
-// A user-facing error: one line, names the bad input; exit code 3.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // --ledger, else $CLAIMBENCH_LEDGER, else ./claimbench.db.
 std::string ResolveLedgerPath(const std::string& flag_value);
@@ -75,9 +65,6 @@ class LedgerResponseCache : public cb::harness::ResponseCache {
 // new ledger behind.
 void RemoveIfCreated(const std::string& path, bool created);
 
-// Pads or cuts `s` to `width` characters (for terminal tables).
-std::string Fit(const std::string& s, size_t width);
-
 }  // namespace cb::cli
 
-#endif  // CB_HARNESS_CLI_COMMON_H_
+#endif  // CB_LEDGER_CLI_COMMON_H_

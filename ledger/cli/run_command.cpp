@@ -1,4 +1,4 @@
-// File: harness/cli/run_command.cpp
+// File: ledger/cli/run_command.cpp
 // `claimbench run`: runs the selected claims in one ledger run and prints the
 // claims table (paper, claim, paper value, measured [CI], setting, verdict).
 //
@@ -16,7 +16,7 @@
 
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "harness/progress.h"
 #include "harness/shard.h"
 #include "ledger/claim_sink.h"
@@ -280,5 +280,7 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
                   "i/n: run only shard i (0-based) of n, split by a hash of each claim id");
   cmd->callback([options, cmdline, exit_code] { *exit_code = Run(*options, cmdline); });
 }
+
+CB_REGISTER_COMMAND(run, AddRunCommand);
 
 }  // namespace cb::cli

@@ -1,4 +1,4 @@
-// File: harness/cli/report_command.cpp
+// File: ledger/cli/report_command.cpp
 // `claimbench report --html out.html | --format md`: a self-contained HTML
 // report (Chart.js inlined) or a Markdown summary (ledger/analysis/report.h).
 #include <filesystem>
@@ -6,8 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "harness/cli/analysis_commands.h"
-#include "harness/cli/common.h"
+#include "harness/atomic_file.h"
+#include "harness/cli/commands.h"
+#include "ledger/cli/common.h"
 #include "ledger/analysis/report.h"
 #include "ledger/analysis/run_data.h"
 
@@ -40,7 +41,7 @@ int Report(const ReportCliOptions& o) {
     return kExitOk;
   }
   lg::ReportStats stats;
-  WriteFileAtomically(o.html, lg::HtmlReport(ledger, opt, &stats));
+  cb::harness::WriteFileAtomically(o.html, lg::HtmlReport(ledger, opt, &stats));
   std::cerr << "claimbench report: wrote " << o.html << " (" << stats.charts << " charts, "
             << stats.runs << " runs)\n";
   return kExitOk;
@@ -48,7 +49,7 @@ int Report(const ReportCliOptions& o) {
 
 }  // namespace
 
-void AddReportCommand(CLI::App& app, int* exit_code) {
+void AddReportCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<ReportCliOptions>();
   CLI::App* cmd = app.add_subcommand("report", "A self-contained HTML report (--html) or a Markdown summary");
   AddLedgerOption(cmd, &o->ledger);
@@ -59,5 +60,7 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--chartjs", o->chartjs, "Chart.js UMD file to inline")->capture_default_str();
   cmd->callback([o, exit_code] { *exit_code = Report(*o); });
 }
+
+CB_REGISTER_COMMAND(report, AddReportCommand);
 
 }  // namespace cb::cli

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/http_server.h"
-#include "harness/cli/cli_test_util.h"
+#include "fixtures/cli_test_util.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// File: harness/cli/compare_command.cpp
+// File: ledger/cli/compare_command.cpp
 // `claimbench compare`: two ledgers, two platform hashes in one ledger, or the
 // cpu and cuda rows of one run, side by side (ledger/analysis/compare.h).
 #include <filesystem>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/analysis_commands.h"
-#include "harness/cli/common.h"
+#include "harness/cli/commands.h"
+#include "ledger/cli/common.h"
 #include "ledger/analysis/compare.h"
 #include "ledger/analysis/run_data.h"
 
@@ -105,7 +105,7 @@ int Compare(const CompareOptions& o) {
 
 }  // namespace
 
-void AddCompareCommand(CLI::App& app, int* exit_code) {
+void AddCompareCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare", "Two ledgers, two platforms or cpu vs cuda: per-case speedups with CIs, geometric means");
@@ -122,5 +122,7 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o, exit_code] { *exit_code = Compare(*o); });
 }
+
+CB_REGISTER_COMMAND(compare, AddCompareCommand);
 
 }  // namespace cb::cli

@@ -1,4 +1,4 @@
-// File: harness/cli/gate_command.cpp
+// File: ledger/cli/gate_command.cpp
 // `claimbench gate`: a run against a baseline, with a verdict per row, every
 // verdict stored in the ledger's `decisions` table, and exit code 0 (no
 // regression), 1 (regression), 2 (only ambiguous) or 3 (error). The rules are
@@ -9,8 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "harness/cli/analysis_commands.h"
-#include "harness/cli/common.h"
+#include "harness/atomic_file.h"
+#include "harness/cli/commands.h"
+#include "ledger/cli/common.h"
 #include "ledger/analysis/gate.h"
 #include "ledger/analysis/gate_format.h"
 #include "ledger/analysis/run_data.h"
@@ -55,7 +56,7 @@ int Gate(const GateOptions& o) {
                      candidate.run.run_hash.substr(0, 12) + ")");
   }
   const lg::GateReport report = lg::Gate(baseline, candidate, policy, o.cross_platform);
-  if (!o.junit.empty()) WriteFileAtomically(o.junit, lg::GateJunit(report));
+  if (!o.junit.empty()) cb::harness::WriteFileAtomically(o.junit, lg::GateJunit(report));
   if (!o.no_store) lg::StoreDecisions(ledger, report);
 
   if (o.json) {
@@ -70,7 +71,7 @@ int Gate(const GateOptions& o) {
 
 }  // namespace
 
-void AddGateCommand(CLI::App& app, int* exit_code) {
+void AddGateCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<GateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "gate", "Gate a run against a baseline: exit 0 pass, 1 regression, 2 only ambiguous, 3 error");
@@ -91,5 +92,7 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
   AddLedgerOption(cmd, &o->ledger);
   cmd->callback([o, exit_code] { *exit_code = Gate(*o); });
 }
+
+CB_REGISTER_COMMAND(gate, AddGateCommand);
 
 }  // namespace cb::cli

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string>
 
-#include "harness/cli/cli_test_util.h"
+#include "fixtures/cli_test_util.h"
 
 namespace {
 

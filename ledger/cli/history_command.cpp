@@ -1,4 +1,4 @@
-// File: harness/cli/history_command.cpp
+// File: ledger/cli/history_command.cpp
 // `claimbench history --suite S --case C --metric M`: the per-run series with
 // change points, each named by the first run after it (ledger/analysis/history.h).
 #include <filesystem>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/analysis_commands.h"
-#include "harness/cli/common.h"
+#include "harness/cli/commands.h"
+#include "ledger/cli/common.h"
 #include "ledger/analysis/history.h"
 
 namespace cb::cli {
@@ -54,7 +54,7 @@ int History(const HistoryCliOptions& o) {
 
 }  // namespace
 
-void AddHistoryCommand(CLI::App& app, int* exit_code) {
+void AddHistoryCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<HistoryCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "history", "One metric over the ledger's runs, with change points and the first run after each");
@@ -75,5 +75,7 @@ void AddHistoryCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o, exit_code] { *exit_code = History(*o); });
 }
+
+CB_REGISTER_COMMAND(history, AddHistoryCommand);
 
 }  // namespace cb::cli

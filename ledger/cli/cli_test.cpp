@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/cli/cli_test_util.h"
+#include "fixtures/cli_test_util.h"
 #include "ledger/ledger.h"
 
 namespace {

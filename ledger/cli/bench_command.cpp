@@ -1,4 +1,4 @@
-// File: harness/cli/bench_command.cpp
+// File: ledger/cli/bench_command.cpp
 // `claimbench bench`: runs the registered Google Benchmark cases (every
 // suite's <method>_bench.cpp is linked into this binary) and records them
 // through the ledger reporter — the one results path (DESIGN §9) — in a run
@@ -18,7 +18,7 @@
 
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
+#include "ledger/cli/common.h"
 #include "ledger/reporter.h"
 
 namespace cb::cli {
@@ -145,5 +145,7 @@ void AddBenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) 
                 "Measure the machine's ceilings again; keep each stored one unless beaten");
   cmd->callback([options, cmdline, exit_code] { *exit_code = Bench(*options, cmdline); });
 }
+
+CB_REGISTER_COMMAND(bench, AddBenchCommand);
 
 }  // namespace cb::cli

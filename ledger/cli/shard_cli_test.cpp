@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/cli_test_util.h"
+#include "fixtures/cli_test_util.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// File: harness/cli/ledger_command.cpp
+// File: ledger/cli/ledger_command.cpp
 // `claimbench ledger {verify,log,show,export,import,merge}`.
 #include <cstdio>
 #include <filesystem>
@@ -10,9 +10,9 @@
 
 #include <unistd.h>
 
+#include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/common.h"
-#include "harness/cli/analysis_commands.h"
+#include "ledger/cli/common.h"
 #include "ledger/analysis/gbench_json.h"
 #include "ledger/analysis/run_data.h"
 
@@ -53,7 +53,7 @@ int ExportGbench(const LedgerOptions& o) {
   if (o.file.empty() || o.file == "-") {
     std::cout << text;
   } else {
-    WriteFileAtomically(o.file, text);
+    cb::harness::WriteFileAtomically(o.file, text);
   }
   return kExitOk;
 }
@@ -274,7 +274,7 @@ int Merge(const LedgerOptions& o) {
 
 }  // namespace
 
-void AddLedgerCommand(CLI::App& app, int* exit_code) {
+void AddLedgerCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<LedgerOptions>();
   CLI::App* ledger = app.add_subcommand("ledger", "Inspect, verify and exchange ledgers");
   ledger->require_subcommand(1);
@@ -319,5 +319,7 @@ void AddLedgerCommand(CLI::App& app, int* exit_code) {
   merge->add_option("other", o->file, "The other ledger file")->required();
   merge->callback([o, exit_code] { *exit_code = Merge(*o); });
 }
+
+CB_REGISTER_COMMAND(ledger, AddLedgerCommand);
 
 }  // namespace cb::cli

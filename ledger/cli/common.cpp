@@ -1,5 +1,5 @@
-// File: harness/cli/common.cpp
-#include "harness/cli/common.h"
+// File: ledger/cli/common.cpp
+#include "ledger/cli/common.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -107,11 +107,6 @@ void RemoveIfCreated(const std::string& path, bool created) {
     std::error_code ignored;
     std::filesystem::remove(path + suffix, ignored);
   }
-}
-
-std::string Fit(const std::string& s, size_t width) {
-  if (s.size() > width) return s.substr(0, width - 1) + "~";
-  return s + std::string(width - s.size(), ' ');
 }
 
 }  // namespace cb::cli

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/cli/cli_test_util.h"
+#include "fixtures/cli_test_util.h"
 
 #include "harness/random.h"
 #include "ledger/ledger.h"
