@@ -8,13 +8,6 @@
 namespace cb::coat {
 namespace {
 
-void RequireAvailable(harness::Backend b) {
-  const auto status = harness::Availability(b);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(harness::BackendName(b)) + " unavailable: " + status.reason);
-  }
-}
-
 #if !CB_HAVE_CUDA
 [[noreturn]] void Unreachable() {
   throw std::logic_error("unreachable: cuda is available in a build without CUDA");
@@ -24,7 +17,7 @@ void RequireAvailable(harness::Backend b) {
 }  // namespace
 
 std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref::fp8::Format f) {
-  RequireAvailable(b);
+  harness::RequireAvailable(b);
   if (b == harness::Backend::kCpu) {
     std::vector<uint8_t> out(x.size());
     if (f == ref::fp8::Format::kE4M3) {
@@ -43,7 +36,7 @@ std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref
 
 ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
                                  const ref::coat::DreOptions& opt) {
-  RequireAvailable(b);
+  harness::RequireAvailable(b);
   if (b == harness::Backend::kCpu) return DreQuantizeCpu(x, opt);
 #if CB_HAVE_CUDA
   return DreQuantizeCuda(x, opt);
@@ -53,7 +46,7 @@ ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
 }
 
 std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor& t) {
-  RequireAvailable(b);
+  harness::RequireAvailable(b);
   if (b == harness::Backend::kCpu) {
     std::vector<float> out(static_cast<size_t>(t.size));
     DreDequantizeCpu(t, out);
@@ -68,7 +61,7 @@ std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor&
 
 ref::coat::ScaledTensor QuantizeGroup16(harness::Backend b, std::span<const float> x,
                                         ref::fp8::Format f) {
-  RequireAvailable(b);
+  harness::RequireAvailable(b);
   if (b == harness::Backend::kCpu) return QuantizeGroup16Cpu(x, f);
 #if CB_HAVE_CUDA
   return QuantizeGroup16Cuda(x, f);
