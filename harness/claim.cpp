@@ -123,27 +123,6 @@ ClaimRegistration::ClaimRegistration(const ClaimDefaults& defaults, ClaimSpec sp
   claims.insert(at, {std::move(spec), std::move(run)});
 }
 
-// ---------------------------------------------------------------------------
-// Verdict rules
-
-Verdict AtLeast(double ci_low, double ci_high, double threshold) {
-  if (ci_low >= threshold) return Verdict::kReproduced;
-  if (ci_high < threshold) return Verdict::kNotReproduced;
-  return Verdict::kInconclusive;
-}
-
-Verdict AtMost(double ci_low, double ci_high, double threshold) {
-  if (ci_high <= threshold) return Verdict::kReproduced;
-  if (ci_low > threshold) return Verdict::kNotReproduced;
-  return Verdict::kInconclusive;
-}
-
-Verdict Within(double ci_low, double ci_high, double low, double high) {
-  if (ci_low >= low && ci_high <= high) return Verdict::kReproduced;
-  if (ci_high < low || ci_low > high) return Verdict::kNotReproduced;
-  return Verdict::kInconclusive;
-}
-
 std::string UnmetRequirement(const Requirements& r) {
   if (r.gpu) {
     const auto status = Availability(Backend::kCuda);

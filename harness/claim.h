@@ -125,9 +125,6 @@ class ClaimContext {
   // The spec this context runs (nullptr when made without one).
   const ClaimSpec* spec() const { return spec_; }
 
-  // MIGRATION (removed before this change lands): the old untyped Record.
-  void Record(const Result& r) { Record(r, r.kind); }
-
   // Records one result of the stated kind (suite filled in by the runner if
   // empty). Each throws Interrupted after SIGINT/SIGTERM.
   void RecordExact(Result r) { Record(std::move(r), ResultKind::kExact); }
@@ -198,11 +195,6 @@ namespace cb::harness {
 #define CB_REGISTER_CLAIM(name, ...)                                    \
   static const ::cb::harness::ClaimRegistration cb_claim_registration_##name( \
       cb_claim_defaults_file_, __VA_ARGS__)
-
-// MIGRATION (removed before this change lands): the old verdict helpers.
-Verdict AtLeast(double ci_low, double ci_high, double threshold);
-Verdict AtMost(double ci_low, double ci_high, double threshold);
-Verdict Within(double ci_low, double ci_high, double low, double high);
 
 // Whether the requirements hold here; empty when they do, else the reason
 // ("no GPU: built without CUDA", "no energy meter: ...").

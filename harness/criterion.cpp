@@ -116,14 +116,12 @@ std::string Criterion::Bound() const {
     case Op::kWithin: return "within [" + FormatNumber(a_) + ", " + FormatNumber(b_) + "]";
     case Op::kEquals: return "== " + FormatNumber(a_);
     case Op::kHolds:
-    case Op::kAllOf:
-    case Op::kLegacyText: break;
+    case Op::kAllOf: break;
   }
   return "";
 }
 
 std::string Criterion::LeafText() const {
-  if (op_ == Op::kLegacyText) return quantity_;
   return op_ == Op::kHolds ? quantity_ : Prefixed(quantity_, Bound());
 }
 
@@ -162,8 +160,7 @@ Verdict Criterion::DecideLeaf(const Estimate& e) const {
       if (hi < a_ || lo > a_) return Verdict::kNotReproduced;
       return Verdict::kInconclusive;
     case Op::kHolds: return e.value != 0.0 ? Verdict::kReproduced : on_fail_;
-    case Op::kAllOf:
-    case Op::kLegacyText: break;
+    case Op::kAllOf: break;
   }
   throw std::logic_error("DecideLeaf on AllOf");
 }

@@ -44,11 +44,9 @@ struct Estimate {
 
 class Criterion {
  public:
-  enum class Op { kAtLeast, kAtMost, kWithin, kEquals, kHolds, kAllOf, kLegacyText };
+  enum class Op { kAtLeast, kAtMost, kWithin, kEquals, kHolds, kAllOf };
 
   Criterion() = default;
-  // MIGRATION (removed before this change lands): a text-only criterion.
-  Criterion(const char* text) : op_(Op::kLegacyText), quantity_(text) {}  // NOLINT
 
   // The text shown in the claims table, e.g. "recall CI >= 0.95".
   std::string Text() const;

@@ -13,9 +13,10 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/atomic_file.h"
 
 namespace cb::harness {
 namespace {
@@ -388,25 +389,11 @@ void WriteSafetensors(const std::string& path,
     }
   }
 
-  // A per-process temp name, so two writers of the same path do not collide.
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) Fail(path, "cannot write the temporary file '" + tmp + "'");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      Fail(path, "write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    Fail(path, "cannot rename the temporary file into place");
+  // Through a temporary file with a per-process name (harness/atomic_file.h).
+  try {
+    WriteFileAtomically(path, bytes);
+  } catch (const std::runtime_error& e) {
+    Fail(path, e.what());
   }
 }
 

@@ -248,32 +248,26 @@ KsResult KsTest(std::span<const double> x, const std::function<double(double)>& 
   return KsResult{d, KolmogorovSurvival((sqrt_n + 0.12 + 0.11 / sqrt_n) * d)};
 }
 
-double ChiSquareSurvival(double x, double df) {
-  if (!(df > 0.0)) throw std::invalid_argument("ChiSquareSurvival: df must be > 0");
-  if (!(x > 0.0)) return 1.0;
-  const double a = df / 2.0;
-  const double y = x / 2.0;
-  // log of y^a e^-y / Gamma(a), the common prefactor of both expansions.
-  const double log_prefactor = a * std::log(y) - y - std::lgamma(a);
-  constexpr double kEps = 1e-15;
-  if (y < a + 1.0) {
-    // Lower series: P(a, y) = prefactor * sum_n y^n / (a (a+1) ... (a+n)).
-    double term = 1.0 / a;
-    double sum = term;
-    for (int n = 1; n < 10000; ++n) {
-      term *= y / (a + n);
-      sum += term;
-      if (term < sum * kEps) break;
-    }
-    return std::clamp(1.0 - std::exp(log_prefactor) * sum, 0.0, 1.0);
+double LogGammaPrefactor(double a, double x) { return a * std::log(x) - x - std::lgamma(a); }
+
+double GammaLowerSeries(double a, double x, double eps, int max_terms) {
+  double term = 1.0 / a;
+  double sum = term;
+  for (int n = 1; n < max_terms; ++n) {
+    term *= x / (a + n);
+    sum += term;
+    if (term < sum * eps) break;
   }
-  // Upper continued fraction for Q(a, y), evaluated by modified Lentz.
+  return sum;
+}
+
+double GammaUpperFraction(double a, double x, double eps, int max_terms) {
   constexpr double kTiny = 1e-300;
-  double b = y + 1.0 - a;
+  double b = x + 1.0 - a;
   double c = 1.0 / kTiny;
   double d = 1.0 / b;
   double h = d;
-  for (int i = 1; i < 10000; ++i) {
+  for (int i = 1; i < max_terms; ++i) {
     const double an = -i * (i - a);
     b += 2.0;
     d = an * d + b;
@@ -283,9 +277,24 @@ double ChiSquareSurvival(double x, double df) {
     d = 1.0 / d;
     const double delta = d * c;
     h *= delta;
-    if (std::abs(delta - 1.0) < kEps) break;
+    if (std::abs(delta - 1.0) < eps) break;
   }
-  return std::clamp(std::exp(log_prefactor) * h, 0.0, 1.0);
+  return h;
+}
+
+double ChiSquareSurvival(double x, double df) {
+  if (!(df > 0.0)) throw std::invalid_argument("ChiSquareSurvival: df must be > 0");
+  if (!(x > 0.0)) return 1.0;
+  const double a = df / 2.0;
+  const double y = x / 2.0;
+  const double log_prefactor = LogGammaPrefactor(a, y);
+  constexpr double kEps = 1e-15;
+  constexpr int kMaxTerms = 10000;
+  if (y < a + 1.0) {
+    return std::clamp(1.0 - std::exp(log_prefactor) * GammaLowerSeries(a, y, kEps, kMaxTerms),
+                      0.0, 1.0);
+  }
+  return std::clamp(std::exp(log_prefactor) * GammaUpperFraction(a, y, kEps, kMaxTerms), 0.0, 1.0);
 }
 
 }  // namespace cb::harness

@@ -170,6 +170,24 @@ KsResult KsTest(std::span<const double> x, const std::function<double(double)>& 
 // REQUIRES: df > 0. Returns 1 for x <= 0.
 double ChiSquareSurvival(double x, double df);
 
+// The two expansions of the regularized incomplete gamma functions
+// P(a, x) and Q(a, x) = 1 - P(a, x), shared by ChiSquareSurvival() and the
+// watermark p-values of reference/pf (cb::ref::pf::GammaQ). Each caller picks
+// its own stopping tolerance `eps` and term cap, so both keep their numbers.
+//
+// LogGammaPrefactor(a, x) = log(x^a e^-x / Gamma(a)), the common factor.
+// GammaLowerSeries(a, x, eps, max_terms) = sum_{n>=0} x^n / (a (a+1) ... (a+n)),
+//   so P(a, x) = exp(prefactor) * series; stops once a term is below
+//   eps * sum (converges fast for x < a + 1).
+// GammaUpperFraction(a, x, eps, max_terms) = the continued fraction
+//   1/(x+1-a- 1(1-a)/(x+3-a- 2(2-a)/(x+5-a- ...))) by the modified Lentz
+//   method, so Q(a, x) = exp(prefactor) * fraction; stops once a step
+//   changes it by a factor within eps of 1 (for x >= a + 1).
+// REQUIRES: a > 0, x > 0.
+double LogGammaPrefactor(double a, double x);
+double GammaLowerSeries(double a, double x, double eps, int max_terms);
+double GammaUpperFraction(double a, double x, double eps, int max_terms);
+
 }  // namespace cb::harness
 
 #endif  // CB_HARNESS_STATS_H_

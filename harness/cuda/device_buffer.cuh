@@ -1,7 +1,10 @@
 // File: harness/cuda/device_buffer.cuh
 // -----------------------------------------------------------------------------
-// DeviceBuffer<T>: an owning, move-only array in GPU global memory (cudaMalloc
-// / cudaFree) with copies to and from host vectors, for .cu files.
+// cb::harness::DeviceBuffer<T>: an owning, move-only array in GPU global
+// memory (cudaMalloc / cudaFree) with copies to and from host vectors. The one
+// way harness and suite .cu files hold device memory: a method's CUDA code
+// never calls cudaMalloc / cudaFree itself. Errors throw
+// cb::harness::CudaError (harness/cuda_error.h). Include from .cu files only.
 //
 // Poison() fills the buffer with 0xFF bytes before a kernel writes it
 // (DESIGN §3: outputs are poisoned before each run). 0xFF..FF is a NaN for
@@ -22,7 +25,7 @@
 
 #include "harness/cuda/check.h"
 
-namespace cb::harness::cuda_internal {
+namespace cb::harness {
 
 template <typename T>
 class DeviceBuffer {
@@ -102,6 +105,6 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-}  // namespace cb::harness::cuda_internal
+}  // namespace cb::harness
 
 #endif  // CB_HARNESS_CUDA_DEVICE_BUFFER_CUH_

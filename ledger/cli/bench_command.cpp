@@ -20,6 +20,7 @@
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
 #include "ledger/reporter.h"
+#include "ledger/run_guard.h"
 
 namespace cb::cli {
 namespace {
@@ -107,6 +108,7 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
     throw UsageError("interrupted before the run started; no run recorded");
   }
   const int64_t run_id = ledger.BeginRun(meta);
+  cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if a benchmark throws
 
   // Colour only on a terminal, and never with NO_COLOR set.
   const bool color = isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
@@ -116,8 +118,7 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   reporter.SetCeilings(std::move(ceilings));
   const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  ledger.FinishRun(run_id, reporter.errors() > 0 ? cb::ledger::RunStatus::kFailed
-                                                 : cb::ledger::RunStatus::kComplete);
+  run.Finish(reporter.errors() > 0 ? cb::ledger::RunStatus::kFailed : cb::ledger::RunStatus::kComplete);
   const auto summary = ledger.GetRun(run_id);
   if (reporter.skipped() > 0) {
     std::printf("skipped %d benchmarks whose backend is unavailable here (see `claimbench list`)\n",

@@ -210,21 +210,12 @@ int Export(const LedgerOptions& o) {
   }
   // Write to a temporary file beside the target, then rename: a failed export
   // leaves no partial file and never a half-written FILE.
-  const std::string tmp = o.file + ".tmp." + std::to_string(getpid());
   try {
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) throw UsageError("--out '" + o.file + "': cannot write");
-      ledger.Export(out, ids);
-      out.flush();
-      if (!out) throw UsageError("--out '" + o.file + "': write failed");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, o.file, ec);
-    if (ec) throw UsageError("--out '" + o.file + "': " + ec.message());
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
+    cb::harness::WriteFileAtomically(o.file, [&](std::ostream& out) { ledger.Export(out, ids); });
+  } catch (const std::runtime_error& e) {
+    // The file's own errors ("cannot write '<file>'...") are the user's to fix.
+    const std::string what = e.what();
+    if (what.rfind("cannot write '" + o.file + "'", 0) == 0) throw UsageError("--out: " + what);
     throw;
   }
   return kExitOk;

@@ -20,6 +20,7 @@
 #include "harness/progress.h"
 #include "harness/shard.h"
 #include "ledger/claim_sink.h"
+#include "ledger/run_guard.h"
 
 namespace cb::cli {
 namespace {
@@ -193,6 +194,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   EnsureCeilings(ledger, meta.platform_hash);
   if (h::InterruptRequested()) throw UsageError("interrupted before the run started; no run recorded");
   const int64_t run_id = ledger.BeginRun(meta);
+  cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if the loop below throws
   if (!o.json) {
     std::fprintf(stderr, "claimbench run %lld: %zu claims, profile %s, seed %llu, ledger %s\n",
                  static_cast<long long>(run_id), selected.size(), o.profile.c_str(),
@@ -240,7 +242,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
     }
   }
   bar.Clear();
-  ledger.FinishRun(run_id, status);
+  run.Finish(status);
   const auto summary = ledger.GetRun(run_id);
 
   if (o.json) {

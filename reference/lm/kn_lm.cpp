@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "harness/hash.h"
+#include "harness/atomic_file.h"
 
 namespace cb::ref::lm {
 namespace {
@@ -498,13 +499,11 @@ KneserNeyLm KneserNeyLm::Deserialize(std::string_view bytes) {
 
 void KneserNeyLm::Save(const std::string& path) const {
   const std::string bytes = Serialize();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw std::runtime_error("KneserNeyLm::Save: cannot write " + tmp);
+  try {
+    cb::harness::WriteFileAtomically(path, bytes);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("KneserNeyLm::Save: ") + e.what());
   }
-  std::filesystem::rename(tmp, path);
 }
 
 KneserNeyLm KneserNeyLm::Load(const std::string& path) {

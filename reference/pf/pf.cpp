@@ -12,6 +12,7 @@
 #include <string>
 
 #include "harness/random.h"
+#include "harness/stats.h"
 #include "reference/pf/prf.h"
 
 namespace cb::ref::pf {
@@ -362,40 +363,21 @@ void CheckGammaArgs(double a, double x) {
   if (!(x >= 0) || std::isnan(x)) throw std::invalid_argument("incomplete gamma: x must be >= 0");
 }
 
-// log(x^a e^-x / Gamma(a)).
-double LogPrefactor(double a, double x) { return a * std::log(x) - x - std::lgamma(a); }
+// The series and Lentz continued fraction are harness's (harness/stats.h),
+// with this reference's tolerances: terms below 1e-17 of the sum, fraction
+// steps within 1e-16 of 1, at most a million terms.
+constexpr int kMaxGammaTerms = 1000000;
 
-// P(a, x) = prefactor * sum_{n>=0} x^n / (a (a+1) ... (a+n)); for x < a + 1
-// the terms fall at least geometrically once n > x - a.
+// P(a, x) by the lower series; for x < a + 1.
 double LowerSeries(double a, double x) {
-  double term = 1.0 / a, sum = term;
-  for (int n = 1; n < 1000000; ++n) {
-    term *= x / (a + n);
-    sum += term;
-    if (term < sum * 1e-17) break;
-  }
-  return std::exp(LogPrefactor(a, x) + std::log(sum));
+  return std::exp(cb::harness::LogGammaPrefactor(a, x) +
+                  std::log(cb::harness::GammaLowerSeries(a, x, 1e-17, kMaxGammaTerms)));
 }
 
-// log Q(a, x) by the continued fraction
-//   Q = prefactor * 1/(x+1-a- 1(1-a)/(x+3-a- 2(2-a)/(x+5-a- ...)))
-// evaluated by the modified Lentz method; for x >= a + 1.
+// log Q(a, x) by the continued fraction; for x >= a + 1.
 double LogUpperFraction(double a, double x) {
-  constexpr double kTiny = 1e-300;
-  double b = x + 1.0 - a, c = 1.0 / kTiny, d = 1.0 / b, h = d;
-  for (int i = 1; i < 1000000; ++i) {
-    const double an = -i * (i - a);
-    b += 2.0;
-    d = an * d + b;
-    if (std::abs(d) < kTiny) d = kTiny;
-    c = b + an / c;
-    if (std::abs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double delta = d * c;
-    h *= delta;
-    if (std::abs(delta - 1.0) < 1e-16) break;
-  }
-  return LogPrefactor(a, x) + std::log(h);
+  return cb::harness::LogGammaPrefactor(a, x) +
+         std::log(cb::harness::GammaUpperFraction(a, x, 1e-16, kMaxGammaTerms));
 }
 
 }  // namespace

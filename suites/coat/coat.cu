@@ -33,7 +33,7 @@
 namespace cb::coat {
 namespace {
 
-using harness::cuda_internal::DeviceBuffer;
+using harness::DeviceBuffer;
 using ref::coat::DreGroup;
 using ref::coat::DreOptions;
 using ref::coat::kDreGroupSize;

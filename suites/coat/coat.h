@@ -26,7 +26,7 @@
 namespace cb::coat {
 
 // Each throws std::runtime_error naming the backend and the reason when the
-// backend is unavailable, and cb::CudaError on a CUDA failure.
+// backend is unavailable, and cb::harness::CudaError on a CUDA failure.
 std::vector<uint8_t> EncodeFp8(harness::Backend b, std::span<const float> x, ref::fp8::Format f);
 ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
                                  const ref::coat::DreOptions& opt = {});

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "generators/coat_tasks.h"
@@ -24,6 +26,7 @@
 #include "harness/claim.h"
 #include "harness/random.h"
 #include "harness/stats.h"
+#include "harness/strings.h"
 #include "reference/coat/adamw.h"
 #include "reference/coat/memory.h"
 #include "reference/coat/mlp.h"
@@ -37,13 +40,7 @@ namespace h = cb::harness;
 namespace rc = cb::ref::coat;
 using ref::fp8::Format;
 
-constexpr const char* kPaper = "COAT (Xi et al., ICLR 2025)";
-
-std::string Fmt(double v, int digits = 4) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-  return buf;
-}
+CB_CLAIM_DEFAULTS({.paper = "COAT (Xi et al., ICLR 2025)"});
 
 // The small model and task every optimizer claim uses, sized by profile.
 struct Setup {
@@ -115,7 +112,8 @@ CapturedMoments Capture(h::ClaimContext& ctx) {
 
 h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
   const CapturedMoments cap = Capture(ctx);
-  h::Outcome o;
+  RatioCi m_ratio{};
+  std::string setting = cap.setting;
   for (const char* which : {"m", "v"}) {
     const std::vector<float>& x = which[0] == 'm' ? cap.m : cap.v;
     const auto dre = rc::DreDequantize(rc::DreQuantize(x, {}));
@@ -143,30 +141,26 @@ h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
     const nlohmann::json params = {{"moment", which}, {"elements", x.size()}, {"groups", t.groups.size()},
                                    {"k_min", k_lo}, {"k_max", k_hi}, {"exact_zeros", zeros}};
     auto rec = [&](const std::string& metric, const RatioCi& v) {
-      ctx.Record({.case_name = "captured_moments", .backend = "cpu", .params = params, .metric = metric,
-                  .unit = "ratio", .direction = "lower", .value = v.value, .ci_low = v.low,
-                  .ci_high = v.high, .n = int64_t(t.groups.size())});
+      ctx.RecordEstimate({.case_name = "captured_moments", .backend = "cpu", .params = params, .metric = metric,
+                          .unit = "ratio", .direction = "lower", .value = v.value, .ci_low = v.low,
+                          .ci_high = v.high, .n = int64_t(t.groups.size())});
     };
     rec("mse_dre_authors_over_plain_e4m3", r);
     rec("mse_dre_paper_over_plain_e4m3", rp);
     rec("mse_plain_e5m2_over_plain_e4m3", r5);
     rec("mse_dre_vila_kernel_over_plain_e4m3", rv);
-    ctx.Record({.case_name = "captured_moments", .backend = "cpu", .params = params,
-                .metric = "mse_plain_e4m3", .unit = "1", .direction = "lower",
-                .value = rc::Mse(x, plain), .n = int64_t(x.size())});
+    ctx.RecordExact({.case_name = "captured_moments", .backend = "cpu", .params = params,
+                     .metric = "mse_plain_e4m3", .unit = "1", .direction = "lower",
+                     .value = rc::Mse(x, plain), .n = int64_t(x.size())});
     if (which[0] == 'm') {
-      o.value = r.value;
-      o.ci_low = r.low;
-      o.ci_high = r.high;
-      o.setting = cap.setting + "; m: k in [" + Fmt(k_lo) + ", " + Fmt(k_hi) + "]";
-      o.verdict = h::AtMost(r.low, r.high, 1.0 / 1.1);
+      m_ratio = r;
+      setting += h::StrFormat("; m: k in [%.4g, %.4g]", k_lo, k_hi);
     } else {
-      o.setting += "; v: MSE ratio " + Fmt(r.value) + " [" + Fmt(r.low) + ", " + Fmt(r.high) +
-                   "], k in [" + Fmt(k_lo) + ", " + Fmt(k_hi) + "]";
+      setting += h::StrFormat("; v: MSE ratio %.4g [%.4g, %.4g], k in [%.4g, %.4g]", r.value, r.low, r.high,
+                              k_lo, k_hi);
     }
   }
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "MSE(DRE)/MSE(plain) CI not below 1/1.1 for m";
-  return o;
+  return ctx.Judge({h::Estimate::Ci(m_ratio.value, m_ratio.low, m_ratio.high)}, setting);
 }
 
 // ---------------------------------------------------------------------------
@@ -200,22 +194,13 @@ h::Outcome KGridAndMaxMapping(h::ClaimContext& ctx) {
     }
   }
   const nlohmann::json params = {{"groups", groups}};
-  ctx.Record({.case_name = "dre_groups", .backend = "cpu", .params = params, .metric = "k_off_grid",
-              .unit = "count", .direction = "lower", .value = double(off_grid), .n = groups});
-  ctx.Record({.case_name = "dre_groups", .backend = "cpu", .params = params, .metric = "max_not_448",
-              .unit = "count", .direction = "lower", .value = double(max_not_448), .n = groups});
-  ctx.Record({.case_name = "dre_groups", .backend = "cpu", .params = params,
-              .metric = "nonzero_min_flushed_to_zero", .unit = "count", .direction = "lower",
-              .value = double(min_flushed), .n = groups});
-  h::Outcome o;
-  o.value = double(off_grid + max_not_448);
-  o.setting = std::to_string(groups) + " groups: captured m, v (" + cap.setting + ") + synthetic lognormal";
-  o.verdict = off_grid + max_not_448 == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (o.verdict != h::Verdict::kReproduced) {
-    o.reason = std::to_string(off_grid) + " groups with k off the 1/16 grid, " +
-               std::to_string(max_not_448) + " whose max is not +-448";
+  for (const auto& [metric, count] : {std::pair{"k_off_grid", off_grid}, {"max_not_448", max_not_448},
+                                      {"nonzero_min_flushed_to_zero", min_flushed}}) {
+    ctx.RecordExact({.case_name = "dre_groups", .backend = "cpu", .params = params, .metric = metric,
+                     .unit = "count", .direction = "lower", .value = double(count), .n = groups});
   }
-  return o;
+  return ctx.Judge({h::Estimate::Exact(double(off_grid + max_not_448))},
+                   std::to_string(groups) + " groups: captured m, v (" + cap.setting + ") + synthetic lognormal");
 }
 
 // ---------------------------------------------------------------------------
@@ -226,7 +211,7 @@ h::Outcome Group16BeatsPerTensor(h::ClaimContext& ctx) {
   const int64_t channels = ctx.ByProfile<int64_t>(512, 2048, 4096);
   const auto a = gen::OutlierActivations(ctx.seed(), tokens, channels, channels / 256, 100.0f);
   const auto control = gen::OutlierActivations(ctx.seed(), tokens, channels, 0, 1.0f);
-  h::Outcome o;
+  RatioCi with_outliers{}, without{};
   for (const auto* t : {&a, &control}) {
     const auto group = rc::Dequantize(rc::QuantizePerGroup16(t->x, Format::kE4M3));
     const auto tensor = rc::Dequantize(rc::QuantizePerTensor(t->x, Format::kE4M3));
@@ -238,30 +223,23 @@ h::Outcome Group16BeatsPerTensor(h::ClaimContext& ctx) {
     }
     const RatioCi r = GroupRatio(eg, et, ctx.seed());
     const bool outliers = t == &a;
-    ctx.Record({.case_name = outliers ? "outlier_channels" : "no_outliers", .backend = "cpu",
-                .params = {{"tokens", tokens}, {"channels", channels},
-                           {"outlier_channels", t->outliers.size()}, {"outlier_scale", outliers ? 100.0 : 1.0},
-                           {"input_hash", gen::ContentHash(*t)}},
-                .metric = "mse_group16_over_per_tensor", .unit = "ratio", .direction = "lower",
-                .value = r.value, .ci_low = r.low, .ci_high = r.high, .n = tokens});
-    if (outliers) {
-      o.value = r.value;
-      o.ci_low = r.low;
-      o.ci_high = r.high;
-      o.verdict = h::AtMost(r.low, r.high, 1.0);
-    } else {
-      o.setting = "(" + std::to_string(tokens) + ", " + std::to_string(channels) + ") N(0,1) activations, " +
-                  std::to_string(a.outliers.size()) + " channels x100, E4M3; without outliers the ratio is " +
-                  Fmt(r.value);
-    }
+    ctx.RecordEstimate({.case_name = outliers ? "outlier_channels" : "no_outliers", .backend = "cpu",
+                        .params = {{"tokens", tokens}, {"channels", channels},
+                                   {"outlier_channels", t->outliers.size()}, {"outlier_scale", outliers ? 100.0 : 1.0},
+                                   {"input_hash", gen::ContentHash(*t)}},
+                        .metric = "mse_group16_over_per_tensor", .unit = "ratio", .direction = "lower",
+                        .value = r.value, .ci_low = r.low, .ci_high = r.high, .n = tokens});
+    (outliers ? with_outliers : without) = r;
   }
   // Group scaling's two-stage max equals the one-stage max bit for bit.
   const float one = rc::AbsMaxOneStage(a.x), two = rc::AbsMaxTwoStage(a.x, 16);
-  ctx.Record({.case_name = "group_scaling_max", .backend = "cpu", .params = {{"elements", a.x.size()}},
-              .metric = "two_stage_max_bits_differ", .unit = "bool", .direction = "lower",
-              .value = double(std::bit_cast<uint32_t>(one) != std::bit_cast<uint32_t>(two))});
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "1x16 MSE not below per-tensor MSE";
-  return o;
+  ctx.RecordExact({.case_name = "group_scaling_max", .backend = "cpu", .params = {{"elements", a.x.size()}},
+                   .metric = "two_stage_max_bits_differ", .unit = "bool", .direction = "lower",
+                   .value = double(std::bit_cast<uint32_t>(one) != std::bit_cast<uint32_t>(two))});
+  return ctx.Judge({h::Estimate::Ci(with_outliers.value, with_outliers.low, with_outliers.high)},
+                   h::StrFormat("(%lld, %lld) N(0,1) activations, %zu channels x100, E4M3; without outliers the "
+                                "ratio is %.4g",
+                                (long long)tokens, (long long)channels, a.outliers.size(), without.value));
 }
 
 // ---------------------------------------------------------------------------
@@ -280,28 +258,23 @@ h::Outcome TrainingParity(h::ClaimContext& ctx) {
     const double r = (coat.eval_loss - fp32.eval_loss) / fp32.eval_loss;
     rel.push_back(r);
     const nlohmann::json params = {{"seed", seed}, {"steps", s.cfg.steps}, {"params", s.shape.NumParams()}};
-    ctx.Record({.case_name = "mlp_training", .backend = "cpu", .params = params, .metric = "eval_loss_fp32_adamw",
-                .unit = "nats", .direction = "lower", .value = fp32.eval_loss, .input_hash = gen::ContentHash(s.train)});
-    ctx.Record({.case_name = "mlp_training", .backend = "cpu", .params = params, .metric = "eval_loss_coat_adamw",
-                .unit = "nats", .direction = "lower", .value = coat.eval_loss, .input_hash = gen::ContentHash(s.train)});
-    ctx.Record({.case_name = "mlp_training", .backend = "cpu", .params = params,
-                .metric = "relative_loss_difference", .unit = "ratio", .direction = "lower", .value = r});
+    for (const auto& [metric, loss] : {std::pair{"eval_loss_fp32_adamw", fp32.eval_loss}, {"eval_loss_coat_adamw", coat.eval_loss}}) {
+      ctx.RecordExact({.case_name = "mlp_training", .backend = "cpu", .params = params, .metric = metric,
+                       .unit = "nats", .direction = "lower", .value = loss, .input_hash = gen::ContentHash(s.train)});
+    }
+    ctx.RecordExact({.case_name = "mlp_training", .backend = "cpu", .params = params,
+                     .metric = "relative_loss_difference", .unit = "ratio", .direction = "lower", .value = r});
   }
-  h::Outcome o;
   double worst = 0;
-  int within = 0;
+  bool some_within = false;
   for (const double r : rel) {
     worst = std::max(worst, std::fabs(r));
-    within += std::fabs(r) <= 0.02;
+    some_within |= std::fabs(r) <= 0.02;
   }
-  o.value = worst;
-  o.ci_low = *std::min_element(rel.begin(), rel.end());
-  o.ci_high = *std::max_element(rel.begin(), rel.end());
-  o.setting = setting + ", 3 seeds; value = max |rel. diff|, interval = [min, max] signed over seeds";
-  o.verdict = within == 3 ? h::Verdict::kReproduced : within == 0 ? h::Verdict::kNotReproduced
-                                                                  : h::Verdict::kInconclusive;
-  if (o.verdict != h::Verdict::kReproduced) o.reason = std::to_string(3 - within) + " of 3 seeds outside 2%";
-  return o;
+  // All within: the signed [min, max] is within +-2%; none within: NOT_REPRODUCED; else INCONCLUSIVE.
+  const auto [lo, hi] = std::minmax_element(rel.begin(), rel.end());
+  return ctx.Judge({h::Estimate::Ci(worst, *lo, *hi), h::Estimate::Check(some_within)},
+                   setting + ", 3 seeds; value = max |rel. diff|, interval = [min, max] signed over seeds");
 }
 
 // ---------------------------------------------------------------------------
@@ -316,39 +289,34 @@ h::Outcome MemoryRatio(h::ClaimContext& ctx) {
   const double fp32_bpp = double(fp32.state_peak_bytes) / double(n);
   const double coat_bpp = double(coat.state_peak_bytes) / double(n);
   const nlohmann::json small = {{"params", n}, {"model", "mlp"}};
-  ctx.Record({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
-              .metric = "fp32_adamw_bytes_per_param", .unit = "B", .direction = "lower", .value = fp32_bpp});
-  ctx.Record({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
-              .metric = "coat_adamw_bytes_per_param", .unit = "B", .direction = "lower", .value = coat_bpp});
-  ctx.Record({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
-              .metric = "fp32_over_coat", .unit = "ratio", .direction = "higher", .value = fp32_bpp / coat_bpp});
+  ctx.RecordExact({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
+                   .metric = "fp32_adamw_bytes_per_param", .unit = "B", .direction = "lower", .value = fp32_bpp});
+  ctx.RecordExact({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
+                   .metric = "coat_adamw_bytes_per_param", .unit = "B", .direction = "lower", .value = coat_bpp});
+  ctx.RecordExact({.case_name = "optimizer_state_peak", .backend = "cpu", .params = small,
+                   .metric = "fp32_over_coat", .unit = "ratio", .direction = "higher", .value = fp32_bpp / coat_bpp});
   std::string e2e;
   for (const auto& c : rc::PaperConfigs()) {
     const auto bf16 = rc::EstimateBf16(c), fp8 = rc::EstimateCoat(c);
     const double ratio = bf16.Total() / fp8.Total();
-    ctx.Record({.case_name = "end_to_end_memory_model", .backend = "analytic",
-                .params = {{"model", c.name}, {"params", bf16.params}, {"gpus", c.gpus},
-                           {"micro_batch", c.micro_batch}, {"seq_len", c.seq_len},
-                           {"bf16_gib_per_gpu", bf16.Total() / (1 << 30)},
-                           {"coat_gib_per_gpu", fp8.Total() / (1 << 30)}, {"paper_ratio", 1.54}},
-                .metric = "predicted_bf16_over_coat", .unit = "ratio", .direction = "higher", .value = ratio});
-    e2e += (e2e.empty() ? "" : ", ") + c.name + " " + Fmt(ratio, 3) + "x";
+    ctx.RecordExact({.case_name = "end_to_end_memory_model", .backend = "analytic",
+                     .params = {{"model", c.name}, {"params", bf16.params}, {"gpus", c.gpus},
+                                {"micro_batch", c.micro_batch}, {"seq_len", c.seq_len},
+                                {"bf16_gib_per_gpu", bf16.Total() / (1 << 30)},
+                                {"coat_gib_per_gpu", fp8.Total() / (1 << 30)}, {"paper_ratio", 1.54}},
+                     .metric = "predicted_bf16_over_coat", .unit = "ratio", .direction = "higher", .value = ratio});
+    e2e += h::StrFormat("%s%s %.3gx", e2e.empty() ? "" : ", ", c.name.c_str(), ratio);
   }
-  h::Outcome o;
-  o.value = coat_bpp;
-  o.setting = "measured state bytes of the two optimizers on the " + std::to_string(n) +
-              "-param MLP: fp32 " + Fmt(fp32_bpp) + " B/param (ratio " + Fmt(fp32_bpp / coat_bpp, 3) +
-              "x); predicted end-to-end (our accounting, paper 1.54x): " + e2e;
-  o.verdict = h::Within(coat_bpp, coat_bpp, 2.15, 2.25);
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "COAT state bytes per parameter outside [2.15, 2.25]";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(coat_bpp)},
+                   h::StrFormat("measured state bytes of the two optimizers on the %lld-param MLP: fp32 %.4g B/param "
+                                "(ratio %.3gx); predicted end-to-end (our accounting, paper 1.54x): %s",
+                                (long long)n, fp32_bpp, fp32_bpp / coat_bpp, e2e.c_str()));
 }
 
 // ---------------------------------------------------------------------------
 // C5s and P1: GPU only (the runner makes them UNMEASURABLE without one).
 
 h::Outcome LinearLayerSpeedup(h::ClaimContext& ctx) {
-  h::Outcome o;
 #if CB_HAVE_CUDA
   const int64_t tokens = ctx.ByProfile<int64_t>(1024, 4096, 8192);
   struct Shape { const char* name; int64_t n, k; };
@@ -360,35 +328,29 @@ h::Outcome LinearLayerSpeedup(h::ClaimContext& ctx) {
     const GemmComparison c = CompareGemmCuda(tokens, s.n, s.k, ctx.ByProfile(5, 15, 30));
     const double sp = c.bf16_seconds / c.fp8_seconds;
     speedups.push_back(sp);
-    ctx.Record({.case_name = std::string("gemm_") + s.name, .backend = "cuda",
-                .params = {{"m", tokens}, {"n", s.n}, {"k", s.k}}, .metric = "bf16_over_fp8_time",
-                .unit = "ratio", .direction = "higher", .value = sp, .n = int64_t(c.fp8_samples.size())});
-    ctx.Record({.case_name = std::string("gemm_") + s.name, .backend = "cuda",
-                .params = {{"m", tokens}, {"n", s.n}, {"k", s.k}, {"type", "fp8_e4m3"}},
-                .metric = "time", .unit = "s", .direction = "lower", .value = c.fp8_seconds,
-                .n = int64_t(c.fp8_samples.size()), .samples = c.fp8_samples});
-    ctx.Record({.case_name = std::string("gemm_") + s.name, .backend = "cuda",
-                .params = {{"m", tokens}, {"n", s.n}, {"k", s.k}, {"type", "bf16"}},
-                .metric = "time", .unit = "s", .direction = "lower", .value = c.bf16_seconds,
-                .n = int64_t(c.bf16_samples.size()), .samples = c.bf16_samples});
+    ctx.RecordTiming({.case_name = std::string("gemm_") + s.name, .backend = "cuda",
+                      .params = {{"m", tokens}, {"n", s.n}, {"k", s.k}}, .metric = "bf16_over_fp8_time",
+                      .unit = "ratio", .direction = "higher", .value = sp, .n = int64_t(c.fp8_samples.size())});
+    for (const auto& [type, seconds, samples] : {std::tuple{"fp8_e4m3", c.fp8_seconds, &c.fp8_samples},
+                                                 {"bf16", c.bf16_seconds, &c.bf16_samples}}) {
+      ctx.RecordTiming({.case_name = std::string("gemm_") + s.name, .backend = "cuda",
+                        .params = {{"m", tokens}, {"n", s.n}, {"k", s.k}, {"type", type}},
+                        .metric = "time", .unit = "s", .direction = "lower", .value = seconds,
+                        .n = int64_t(samples->size()), .samples = *samples});
+    }
   }
-  o.value = h::Median(speedups);
-  o.ci_low = *std::min_element(speedups.begin(), speedups.end());
-  o.ci_high = *std::max_element(speedups.begin(), speedups.end());
-  o.setting = "cuBLASLt FP8 E4M3 vs BF16 GEMM at Llama-2-7B linear shapes, " + std::to_string(tokens) +
-              " tokens; interval = [min, max] over the 4 layers";
-  o.verdict = h::AtLeast(*o.ci_low, *o.ci_high, 1.43);
-  o.reason = "linear layers only: the end-to-end 1.43x (8xH100 FSDP training) is not measured here";
+  const auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
+  return ctx.Judge({h::Estimate::Ci(h::Median(speedups), *lo, *hi)},
+                   "cuBLASLt FP8 E4M3 vs BF16 GEMM at Llama-2-7B linear shapes, " + std::to_string(tokens) +
+                       " tokens; interval = [min, max] over the 4 layers; linear layers only: the end-to-end "
+                       "1.43x (8xH100 FSDP training) is not measured here");
 #else
   (void)ctx;
-  o.verdict = h::Verdict::kUnmeasurable;
-  o.reason = "built without CUDA";
+  return h::Unmeasurable("built without CUDA");
 #endif
-  return o;
 }
 
 h::Outcome DreKernelBandwidth(h::ClaimContext& ctx) {
-  h::Outcome o;
 #if CB_HAVE_CUDA
   const int64_t n = ctx.ByProfile<int64_t>(1 << 22, 1 << 26, 1 << 28);
   const DreKernelTiming t = TimeDreCuda(n, ctx.ByProfile(5, 15, 30));
@@ -398,26 +360,26 @@ h::Outcome DreKernelBandwidth(h::ClaimContext& ctx) {
   const double groups = double((n + 127) / 128);
   // Bytes moved: quantize reads fp32, writes E4M3 + 12 B/group; dequantize the reverse.
   const double bytes = 5.0 * double(n) + 12.0 * groups;
+  // The copy ceiling is read off a clock: its own timing row, never a param.
+  ctx.RecordTiming({.case_name = "dre_kernel_copy_ceiling", .backend = "cuda", .params = {{"n", n}},
+                    .metric = "copy_bandwidth", .unit = "GB/s", .direction = "higher", .value = copy});
   std::vector<double> fractions;
   for (const auto* samples : {&t.quantize_samples, &t.dequantize_samples}) {
     const bool q = samples == &t.quantize_samples;
     const double gbps = bytes / h::Median(*samples) / 1e9;
     fractions.push_back(copy > 0 ? gbps / copy : 0.0);
-    ctx.Record({.case_name = q ? "dre_quantize_kernel" : "dre_dequantize_kernel", .backend = "cuda",
-                .params = {{"n", n}, {"copy_ceiling_gbps", copy}}, .metric = "bandwidth",
-                .unit = "GB/s", .direction = "higher", .value = gbps, .n = int64_t(samples->size()),
-                .samples = *samples});
+    ctx.RecordTiming({.case_name = q ? "dre_quantize_kernel" : "dre_dequantize_kernel", .backend = "cuda",
+                      .params = {{"n", n}}, .metric = "bandwidth", .unit = "GB/s", .direction = "higher",
+                      .value = gbps, .n = int64_t(samples->size()), .samples = *samples});
   }
-  o.value = std::min(fractions[0], fractions[1]);
-  o.setting = std::to_string(n) + " fp32 elements, cold L2; fraction of the measured device copy bandwidth (" +
-              Fmt(copy) + " GB/s), the lower of quantize and dequantize";
-  o.verdict = h::AtLeast(*o.value, *o.value, 0.7);
+  return ctx.Judge({h::Estimate::Exact(std::min(fractions[0], fractions[1]))},
+                   h::StrFormat("%lld fp32 elements, cold L2; fraction of the measured device copy bandwidth "
+                                "(%.4g GB/s), the lower of quantize and dequantize",
+                                (long long)n, copy));
 #else
   (void)ctx;
-  o.verdict = h::Verdict::kUnmeasurable;
-  o.reason = "built without CUDA";
+  return h::Unmeasurable("built without CUDA");
 #endif
-  return o;
 }
 
 // ---------------------------------------------------------------------------
@@ -447,70 +409,71 @@ h::Outcome DeviceEncodesMatchEmulator(h::ClaimContext& ctx) {
     int64_t bad = 0;
     for (size_t i = 0; i < x.size(); ++i) bad += gpu[i] != cpu[i];
     mismatches += bad;
-    ctx.Record({.case_name = std::string("encode_") + ref::fp8::FormatName(f), .backend = "cuda",
-                .params = {{"inputs", x.size()}}, .metric = "mismatches_vs_cpu_emulator", .unit = "count",
-                .direction = "lower", .value = double(bad), .n = int64_t(x.size())});
+    ctx.RecordExact({.case_name = std::string("encode_") + ref::fp8::FormatName(f), .backend = "cuda",
+                     .params = {{"inputs", x.size()}}, .metric = "mismatches_vs_cpu_emulator", .unit = "count",
+                     .direction = "lower", .value = double(bad), .n = int64_t(x.size())});
   }
-  h::Outcome o;
-  o.value = double(mismatches);
-  o.setting = std::to_string(x.size()) + " inputs (random fp32 bit patterns + every rounding boundary), both formats";
-  o.verdict = mismatches == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (mismatches != 0) o.reason = std::to_string(mismatches) + " codes differ";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(double(mismatches))},
+                   std::to_string(x.size()) + " inputs (random fp32 bit patterns + every rounding boundary), both formats");
 }
 
-CB_REGISTER_CLAIM(kC1, {.id = "coat.C1", .suite = "coat", .paper = kPaper, .section = "§4.2 (DRE); torchao issue #2306",
+CB_REGISTER_CLAIM(kC1, {.id = "coat.C1", .section = "§4.2 (DRE); torchao issue #2306",
                         .statement = "Dynamic Range Expansion lowers the FP8 quantization error of AdamW's first moment",
                         .paper_value = "about 1.7x lower error than plain FP8 (first author)",
                         .paper_setting = "optimizer states of LLM training, E4M3, 1x128 groups",
                         .metric = "MSE(DRE, authors' kernel) / MSE(per-group max scaling), first moment",
-                        .criterion = "bootstrap 95% CI over groups <= 1/1.1"},
+                        .criterion = h::AtMost(1.0 / 1.1, "MSE ratio, bootstrap 95% CI over groups")},
                   DreLowersMomentError);
-CB_REGISTER_CLAIM(kC2, {.id = "coat.C2", .suite = "coat", .paper = kPaper, .section = "§4.2; fp8_adamw_expand kernel",
+CB_REGISTER_CLAIM(kC2, {.id = "coat.C2", .section = "§4.2; fp8_adamw_expand kernel",
                         .statement = "the expansion exponent k is a multiple of 1/16 and each group's max maps to +-448",
                         .paper_value = "by construction (k floored to 1/16; s = (M/c)^k/448)",
                         .paper_setting = "authors' CUDA kernel, expand_min = 16",
-                        .metric = "groups violating either property", .criterion = "== 0"},
+                        .metric = "groups violating either property",
+                        .criterion = h::Equals(0, "groups violating either property")},
                   KGridAndMaxMapping);
-CB_REGISTER_CLAIM(kC3, {.id = "coat.C3", .suite = "coat", .paper = kPaper, .section = "§5 (mixed granularity)",
+CB_REGISTER_CLAIM(kC3, {.id = "coat.C3", .section = "§5 (mixed granularity)",
                         .statement = "1x16 per-group FP8 activation scaling has lower error than per-tensor scaling when outlier channels are present",
                         .paper_value = "qualitative (motivates 1x16 groups for non-linear layers)",
                         .paper_setting = "LLM activations with outliers",
                         .metric = "MSE(1x16, bf16 scales) / MSE(per-tensor), E4M3",
-                        .criterion = "bootstrap 95% CI over tokens <= 1"},
+                        .criterion = h::AtMost(1, "MSE ratio, bootstrap 95% CI over tokens")},
                   Group16BeatsPerTensor);
-CB_REGISTER_CLAIM(kC4, {.id = "coat.C4", .suite = "coat", .paper = kPaper, .section = "§6 (near-lossless training)",
+CB_REGISTER_CLAIM(kC4, {.id = "coat.C4", .section = "§6 (near-lossless training)",
                         .statement = "training with CoatAdamW (E4M3 moments + DRE) reaches the fp32 AdamW loss",
                         .paper_value = "near-lossless (OLMo-1B/7B pre-training, fine-tuning, VILA)",
                         .paper_setting = "LLM pre-training on H100s",
                         .metric = "max over 3 seeds of |L_coat - L_fp32| / L_fp32 (held-out loss)",
-                        .criterion = "every seed within 2%"},
+                        .criterion = h::AllOf({h::Within(-0.02, 0.02, "relative loss difference (signed), [min, max] over seeds"),
+                                               h::Holds("some seed within 2%")})},
                   TrainingParity);
-CB_REGISTER_CLAIM(kC5, {.id = "coat.C5", .suite = "coat", .paper = kPaper, .section = "§4, §6 (memory)",
+CB_REGISTER_CLAIM(kC5, {.id = "coat.C5", .section = "§4, §6 (memory)",
                         .statement = "optimizer states fall from 8 to about 2.19 bytes per parameter; end-to-end memory 1.54x lower than BF16",
                         .paper_value = "2 + 24/128 = 2.19 B/param (3.66x); 1.54x end-to-end",
                         .paper_setting = "OLMo / Llama-2 training with FSDP on H100s",
                         .metric = "measured CoatAdamW state bytes per parameter (peak allocation)",
-                        .criterion = "within [2.15, 2.25]; end-to-end ratio predicted and stored beside"},
+                        .criterion = h::Within(2.15, 2.25, "state bytes per parameter")},
                   MemoryRatio);
-CB_REGISTER_CLAIM(kC5s, {.id = "coat.C5s", .suite = "coat", .paper = kPaper, .section = "§6 (speed)",
+CB_REGISTER_CLAIM(kC5s, {.id = "coat.C5s", .section = "§6 (speed)",
                          .statement = "COAT trains 1.43x faster than BF16 end to end; here: FP8 vs BF16 linear-layer GEMMs",
                          .paper_value = "1.43x end-to-end (README: up to 1.44x)",
                          .paper_setting = "8xH100, FSDP, OLMo SpeedBench",
                          .metric = "median over Llama-2-7B linear shapes of t_bf16 / t_fp8",
-                         .criterion = "[min, max] over layers >= 1.43",
-                         .requirements = {.gpu = true}},
+                         .criterion = h::AtLeast(1.43, "[min, max] over layers"),
+                         .requirements = {.gpu = true},
+                         .depends_on_clock = true},
                    LinearLayerSpeedup);
-CB_REGISTER_CLAIM(kE1, {.id = "coat.E1", .suite = "coat", .paper = kPaper, .section = "FP8 formats (cuda_fp8.h)",
+CB_REGISTER_CLAIM(kE1, {.id = "coat.E1", .section = "FP8 formats (cuda_fp8.h)",
                         .statement = "the GPU's FP8 conversions (cvt.rn.satfinite) equal the CPU emulator bit for bit",
                         .paper_value = "n/a (prerequisite: the emulator is the spec)", .paper_setting = "n/a",
-                        .metric = "codes that differ", .criterion = "== 0", .requirements = {.gpu = true}},
+                        .metric = "codes that differ", .criterion = h::Equals(0, "codes that differ"),
+                        .requirements = {.gpu = true}},
                   DeviceEncodesMatchEmulator);
-CB_REGISTER_CLAIM(kP1, {.id = "coat.P1", .suite = "coat", .paper = kPaper, .section = "issue 8 performance target",
+CB_REGISTER_CLAIM(kP1, {.id = "coat.P1", .section = "issue 8 performance target",
                         .statement = "the CUDA DRE quantize/dequantize kernels run at >= 70% of device memory bandwidth",
                         .paper_value = "n/a (our target)", .paper_setting = "n/a",
                         .metric = "achieved bandwidth / measured device copy bandwidth",
-                        .criterion = ">= 0.7", .requirements = {.gpu = true}},
+                        .criterion = h::AtLeast(0.7, "fraction of the copy bandwidth"),
+                        .requirements = {.gpu = true}, .depends_on_clock = true},
                   DreKernelBandwidth);
 
 }  // namespace

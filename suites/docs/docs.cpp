@@ -65,11 +65,7 @@ int64_t CpuBlockRows(int64_t n2) {
 
 cb::ref::docs::AbsMaxima AbsMaxima(h::Backend backend, const MatrixView& x, const MatrixView& y) {
   CheckDocsInput(x, y);
-  const auto status = h::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(h::BackendName(backend)) +
-                             " unavailable: " + status.reason);
-  }
+  h::RequireAvailable(backend);
   if (backend == h::Backend::kCpu) return AbsMaximaCpu(x, y);
 #if CB_HAVE_CUDA
   return AbsMaximaCuda(x, y);

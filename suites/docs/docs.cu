@@ -26,7 +26,7 @@
 namespace cb::docs {
 namespace {
 
-using cb::harness::cuda_internal::DeviceBuffer;
+using cb::harness::DeviceBuffer;
 
 constexpr int kThreads = 256;
 constexpr int kSumRowsPerBlock = 64;  // rows one column_sum_sq block sums

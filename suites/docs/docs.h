@@ -52,7 +52,7 @@ void CheckDocsInput(const MatrixView& x, const MatrixView& y);
 // The row and column absolute maxima of the cosine matrix of x and y,
 // computed on `backend` in fp32 and returned as doubles, each clamped to
 // [0, 1]. Throws as CheckDocsInput(), std::runtime_error when the backend is
-// unavailable (with its reason), cb::CudaError on a CUDA failure.
+// unavailable (with its reason), cb::harness::CudaError on a CUDA failure.
 cb::ref::docs::AbsMaxima AbsMaxima(cb::harness::Backend backend, const MatrixView& x,
                                    const MatrixView& y);
 

@@ -15,11 +15,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +30,7 @@
 #include "harness/random.h"
 #include "harness/rank_correlation.h"
 #include "harness/stats.h"
+#include "harness/strings.h"
 #include "reference/docs.h"
 #include "suites/docs/docs.h"
 
@@ -40,9 +41,9 @@ namespace h = cb::harness;
 namespace ref = cb::ref::docs;
 using cb::ref::Matrix;
 
-constexpr const char* kPaper = "DOCS (Min & Wang)";
-constexpr double kExactTol = 1e-10;     // D1, D2: "exact" in fp64
-constexpr double kAgreementTol = 1e-5;  // D5: fp32 paths vs the fp64 reference
+CB_CLAIM_DEFAULTS({.paper = "DOCS (Min & Wang)"});
+
+constexpr double kExactTol = 1e-10;  // D1, D2: "exact" in fp64
 constexpr int kResamples = 2000;
 
 // ---------------------------------------------------------------------------
@@ -124,27 +125,21 @@ h::Outcome Invariances(h::ClaimContext& ctx) {
                   " seed=" + std::to_string(ctx.seed()))
           .Hex();
   double worst = 0;
-  std::string failing;
   for (const auto& p : props) {
-    ctx.Record({.case_name = std::string("invariance_") + p.name,
-                .backend = "cpu",
-                .params = {{"m", m}, {"n1", n1}, {"n2", n2}, {"trials", trials}},
-                .metric = "max_abs_deviation",
-                .unit = "similarity",
-                .direction = "lower",
-                .value = p.worst,
-                .n = trials,
-                .input_hash = input,
-                .output_hash = h::HashDoubles({p.worst}).Hex()});
+    ctx.RecordExact({.case_name = std::string("invariance_") + p.name,
+                     .backend = "cpu",
+                     .params = {{"m", m}, {"n1", n1}, {"n2", n2}, {"trials", trials}},
+                     .metric = "max_abs_deviation",
+                     .unit = "similarity",
+                     .direction = "lower",
+                     .value = p.worst,
+                     .n = trials,
+                     .input_hash = input,
+                     .output_hash = h::HashDoubles({p.worst}).Hex()});
     worst = std::max(worst, p.worst);
-    if (p.worst > kExactTol) failing += std::string(failing.empty() ? "" : ", ") + p.name;
   }
-  h::Outcome o;
-  o.value = worst;
-  o.setting = std::to_string(trials) + " Gaussian pairs 64x48 vs 64x40, fp64 reference";
-  o.verdict = failing.empty() ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (!failing.empty()) o.reason = "deviation above 1e-10 for: " + failing;
-  return o;
+  return ctx.Judge({h::Estimate::Exact(worst)},
+                   std::to_string(trials) + " Gaussian pairs 64x48 vs 64x40, fp64 reference");
 }
 
 // ---------------------------------------------------------------------------
@@ -175,13 +170,12 @@ h::Outcome OrthogonalPairs(h::ClaimContext& ctx) {
                        .unit = "similarity",
                        .n = pairs,
                        .input_hash = input};
-  auto record = [&](const char* metric, double value, const char* direction) {
+  auto record = [&](const char* metric, double value) {
     h::Result r = base;
     r.metric = metric;
     r.value = value;
-    r.direction = direction;
     r.output_hash = h::HashDoubles({value}).Hex();
-    ctx.Record(r);
+    ctx.RecordExact(r);
   };
   {
     h::Result r = base;
@@ -190,38 +184,19 @@ h::Outcome OrthogonalPairs(h::ClaimContext& ctx) {
     r.ci_low = ci.low;
     r.ci_high = ci.high;
     r.output_hash = h::HashDoubles(scores).Hex();
-    ctx.Record(r);
+    ctx.RecordEstimate(r);
   }
-  record("docs_score_min", *lo, "none");
-  record("docs_score_max", *hi, "none");
-  record("docs_score_sd", StdDev(scores), "none");
-  record("cka_uncentered_max_abs_dev_from_1", cka_dev, "none");
-  record("r2_max_abs_dev_from_1", r2_dev, "none");
-  record("cca_max_abs_dev_from_1", cca_dev, "none");
-
+  record("docs_score_min", *lo);
+  record("docs_score_max", *hi);
+  record("docs_score_sd", StdDev(scores));
+  record("cka_uncentered_max_abs_dev_from_1", cka_dev);
+  record("r2_max_abs_dev_from_1", r2_dev);
+  record("cca_max_abs_dev_from_1", cca_dev);
   // "Well below 1" is read as: the whole 95% CI of the mean below 0.5.
-  const bool baselines_one = cka_dev <= kExactTol && r2_dev <= kExactTol;
-  const bool varies = *hi - *lo > 1e-6;
-  h::Outcome o;
-  o.value = h::Mean(scores);
-  o.ci_low = ci.low;
-  o.ci_high = ci.high;
-  char setting[160];
-  std::snprintf(setting, sizeof setting,
-                "%d Haar pairs, n = 64: S in [%.4f, %.4f]; |1 - CKA| <= %.1e, |1 - R2| <= %.1e",
-                pairs, *lo, *hi, cka_dev, r2_dev);
-  o.setting = setting;
-  const h::Verdict below = h::AtMost(ci.low, ci.high, 0.5);
-  if (!baselines_one || !varies || below == h::Verdict::kNotReproduced) {
-    o.verdict = h::Verdict::kNotReproduced;
-    o.reason = !baselines_one ? "CKA or R^2 differs from 1 on an orthogonal pair"
-               : !varies      ? "DOCS is constant across orthogonal pairs"
-                              : "DOCS of orthogonal pairs is not well below 1";
-  } else {
-    o.verdict = below;
-    if (below == h::Verdict::kInconclusive) o.reason = "the CI of the mean straddles 0.5";
-  }
-  return o;
+  return ctx.Judge({h::Estimate::Ci(h::Mean(scores), ci.low, ci.high), h::Estimate::Check(*hi - *lo > 1e-6),
+                    h::Estimate::Exact(cka_dev), h::Estimate::Exact(r2_dev)},
+                   h::StrFormat("%d Haar pairs, n = 64: S in [%.4f, %.4f]; |1 - CKA| <= %.1e, |1 - R2| <= %.1e",
+                                pairs, *lo, *hi, cka_dev, r2_dev));
 }
 
 // ---------------------------------------------------------------------------
@@ -266,39 +241,30 @@ h::Outcome NoiseTrend(h::ClaimContext& ctx) {
   std::string curve;
   for (size_t e = 0; e < eps.size(); ++e) {
     const double mean = h::Mean(scores[e]);
-    ctx.Record({.case_name = "noise_curve",
-                .backend = "cpu",
-                .params = {{"m", m}, {"n", n}, {"eps", eps[e]}, {"draws", draws}},
-                .metric = "docs_score_mean",
-                .unit = "similarity",
-                .value = mean,
-                .n = draws,
-                .input_hash = input,
-                .output_hash = h::HashDoubles(scores[e]).Hex()});
-    char point[48];
-    std::snprintf(point, sizeof point, "%s%g:%.3f", e ? " " : "", eps[e], mean);
-    curve += point;
+    ctx.RecordExact({.case_name = "noise_curve",
+                     .backend = "cpu",
+                     .params = {{"m", m}, {"n", n}, {"eps", eps[e]}, {"draws", draws}},
+                     .metric = "docs_score_mean",
+                     .unit = "similarity",
+                     .value = mean,
+                     .n = draws,
+                     .input_hash = input,
+                     .output_hash = h::HashDoubles(scores[e]).Hex()});
+    curve += h::StrFormat("%s%g:%.3f", e ? " " : "", eps[e], mean);
   }
-  ctx.Record({.case_name = "noise_curve",
-              .backend = "cpu",
-              .params = {{"m", m}, {"n", n}, {"draws", draws}},
-              .metric = "spearman_rho",
-              .unit = "rho",
-              .direction = "lower",
-              .value = rho,
-              .ci_low = ci.low,
-              .ci_high = ci.high,
-              .n = draws,
-              .input_hash = input,
-              .output_hash = h::HashDoubles({rho}).Hex()});
-  h::Outcome o;
-  o.value = rho;
-  o.ci_low = ci.low;
-  o.ci_high = ci.high;
-  o.setting = "eps:mean S " + curve;
-  o.verdict = h::AtMost(ci.low, ci.high, -0.9);
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "Spearman rho CI not wholly <= -0.9";
-  return o;
+  ctx.RecordEstimate({.case_name = "noise_curve",
+                      .backend = "cpu",
+                      .params = {{"m", m}, {"n", n}, {"draws", draws}},
+                      .metric = "spearman_rho",
+                      .unit = "rho",
+                      .direction = "lower",
+                      .value = rho,
+                      .ci_low = ci.low,
+                      .ci_high = ci.high,
+                      .n = draws,
+                      .input_hash = input,
+                      .output_hash = h::HashDoubles({rho}).Hex()});
+  return ctx.Judge({h::Estimate::Ci(rho, ci.low, ci.high)}, "eps:mean S " + curve);
 }
 
 // ---------------------------------------------------------------------------
@@ -351,7 +317,7 @@ h::Outcome LayerStackStructure(h::ClaimContext& ctx) {
       r.ci_low = ci->low;
       r.ci_high = ci->high;
     }
-    ctx.Record(r);
+    ci ? ctx.RecordEstimate(r) : ctx.RecordExact(r);
   };
   record("adjacent_mean", adjacent_all, std::nullopt);
   record("non_adjacent_mean", far_all, std::nullopt);
@@ -359,31 +325,13 @@ h::Outcome LayerStackStructure(h::ClaimContext& ctx) {
   record("adjacent_minus_non_adjacent", gap_far, ci_far);
   record("adjacent_minus_chance", gap_chance, ci_chance);
 
-  h::Outcome o;
-  o.value = h::Mean(gap_far);
-  o.ci_low = ci_far.low;
-  o.ci_high = ci_far.high;
-  char setting[200];
-  std::snprintf(setting, sizeof setting,
-                "%d AR(1) stacks (rho %.1f), %lld layers of %lldx%lld: adjacent %.3f, "
-                "non-adjacent %.3f, chance %.3f",
-                stacks, rho, static_cast<long long>(layers), static_cast<long long>(m),
-                static_cast<long long>(n), h::Mean(adjacent_all), h::Mean(far_all),
-                h::Mean(chance_all));
-  o.setting = setting;
-  const h::Verdict v_far = h::AtLeast(ci_far.low, ci_far.high, 0.0);
-  const h::Verdict v_chance = h::AtLeast(ci_chance.low, ci_chance.high, 0.0);
-  if (v_far == h::Verdict::kNotReproduced || v_chance == h::Verdict::kNotReproduced) {
-    o.verdict = h::Verdict::kNotReproduced;
-  } else if (v_far == h::Verdict::kReproduced && v_chance == h::Verdict::kReproduced) {
-    o.verdict = h::Verdict::kReproduced;
-  } else {
-    o.verdict = h::Verdict::kInconclusive;
-  }
-  if (o.verdict != h::Verdict::kReproduced) {
-    o.reason = "CI of adjacent - non-adjacent or of adjacent - chance not wholly above 0";
-  }
-  return o;
+  return ctx.Judge({h::Estimate::Ci(h::Mean(gap_far), ci_far.low, ci_far.high),
+                    h::Estimate::Ci(h::Mean(gap_chance), ci_chance.low, ci_chance.high)},
+                   h::StrFormat("%d AR(1) stacks (rho %.1f), %lld layers of %lldx%lld: adjacent %.3f, "
+                                "non-adjacent %.3f, chance %.3f",
+                                stacks, rho, static_cast<long long>(layers), static_cast<long long>(m),
+                                static_cast<long long>(n), h::Mean(adjacent_all), h::Mean(far_all),
+                                h::Mean(chance_all)));
 }
 
 // ---------------------------------------------------------------------------
@@ -418,34 +366,20 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
   const nlohmann::json params = {{"m", m}, {"n1", n1}, {"n2", n2}, {"trials", trials}};
   const std::string input =
       h::Xxh3_128("agreement " + params.dump() + " seed=" + std::to_string(ctx.seed())).Hex();
-  ctx.Record({.case_name = "agreement",
-              .backend = name,
-              .params = params,
-              .metric = "max_abs_score_error",
-              .unit = "similarity",
-              .direction = "lower",
-              .value = score_err,
-              .n = trials,
-              .input_hash = input,
-              .output_hash = h::HashDoubles(scores).Hex()});
-  ctx.Record({.case_name = "agreement",
-              .backend = name,
-              .params = params,
-              .metric = "max_abs_maxima_error",
-              .unit = "similarity",
-              .direction = "lower",
-              .value = maxima_err,
-              .n = trials,
-              .input_hash = input,
-              .output_hash = h::HashDoubles(scores).Hex()});
-  h::Outcome o;
-  o.value = std::max(score_err, maxima_err);
-  o.setting = std::to_string(trials) + " pairs 256x192 vs 256x160 with near-duplicate columns";
-  o.verdict = *o.value <= kAgreementTol ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (o.verdict != h::Verdict::kReproduced) {
-    o.reason = name + " differs from the fp64 reference by more than 1e-5";
+  for (const auto& [metric, err] : {std::pair{"max_abs_score_error", score_err}, {"max_abs_maxima_error", maxima_err}}) {
+    ctx.RecordExact({.case_name = "agreement",
+                     .backend = name,
+                     .params = params,
+                     .metric = metric,
+                     .unit = "similarity",
+                     .direction = "lower",
+                     .value = err,
+                     .n = trials,
+                     .input_hash = input,
+                     .output_hash = h::HashDoubles(scores).Hex()});
   }
-  return o;
+  return ctx.Judge({h::Estimate::Exact(std::max(score_err, maxima_err))},
+                   std::to_string(trials) + " pairs 256x192 vs 256x160 with near-duplicate columns");
 }
 
 h::Outcome CpuAgreement(h::ClaimContext& ctx) { return AgreementOn(h::Backend::kCpu, ctx); }
@@ -467,47 +401,40 @@ h::Outcome RealModelHeatmaps(h::ClaimContext& ctx) {
     ctx.Progress(double(p + 1) / pairs);
   }
   const auto ci = h::MeanBootstrapCi(chance, ctx.seed());
-  ctx.Record({.case_name = "chance_level",
-              .backend = "cpu",
-              .params = {{"m", n}, {"n", n}, {"pairs", pairs}},
-              .metric = "docs_score_mean",
-              .unit = "similarity",
-              .value = h::Mean(chance),
-              .ci_low = ci.low,
-              .ci_high = ci.high,
-              .n = pairs});
-  h::Outcome o;
-  o.verdict = h::Verdict::kUnmeasurable;
-  char reason[240];
-  std::snprintf(reason, sizeof reason,
-                "needs a real checkpoint: run `claimbench docs --safetensors FILE --match REGEX`; "
-                "chance level of independent %lldx%lld Gaussian pairs here: %.4f [%.4f, %.4f]",
-                static_cast<long long>(n), static_cast<long long>(n), h::Mean(chance), ci.low,
-                ci.high);
-  o.reason = reason;
-  o.setting = "no checkpoint in CI";
-  return o;
+  ctx.RecordEstimate({.case_name = "chance_level",
+                      .backend = "cpu",
+                      .params = {{"m", n}, {"n", n}, {"pairs", pairs}},
+                      .metric = "docs_score_mean",
+                      .unit = "similarity",
+                      .value = h::Mean(chance),
+                      .ci_low = ci.low,
+                      .ci_high = ci.high,
+                      .n = pairs});
+  return h::Unmeasurable(
+      h::StrFormat("needs a real checkpoint: run `claimbench docs --safetensors FILE --match REGEX`; "
+                   "chance level of independent %lldx%lld Gaussian pairs here: %.4f [%.4f, %.4f]",
+                   static_cast<long long>(n), static_cast<long long>(n), h::Mean(chance), ci.low, ci.high),
+      "no checkpoint in CI");
 }
 
 // ---------------------------------------------------------------------------
 
+// D5 and D7: the same bound on either fast path.
+const h::Criterion kAgreesWithReference = h::AtMost(1e-5, "max |error| of S and of the maxima");
+
 CB_REGISTER_CLAIM(kInvariances,
                   {.id = "docs.D1",
-                   .suite = "docs",
-                   .paper = kPaper,
                    .section = "§3, properties",
                    .statement = "DOCS is symmetric, invariant to column permutations, sign flips "
                                 "and isotropic scaling, and S(X, X) = 1",
                    .paper_value = "exact (by construction)",
                    .paper_setting = "any real matrices with the same row count",
                    .metric = "max |deviation| over trials and properties",
-                   .criterion = "<= 1e-10 in the fp64 reference"},
+                   .criterion = h::AtMost(kExactTol, "max |deviation| in the fp64 reference")},
                   Invariances);
 
 CB_REGISTER_CLAIM(kOrthogonalPairs,
                   {.id = "docs.D2",
-                   .suite = "docs",
-                   .paper = kPaper,
                    .section = "§3, theorem",
                    .statement = "DOCS discriminates orthogonal matrices: over independent Haar "
                                 "pairs it varies and stays well below 1, while orthogonally "
@@ -515,39 +442,36 @@ CB_REGISTER_CLAIM(kOrthogonalPairs,
                    .paper_value = "S ~ 0.31 at n = 64 (brief's check: 0.306); CKA = R^2 = 1",
                    .paper_setting = "square orthogonal matrices",
                    .metric = "mean S over pairs [bootstrap 95% CI]",
-                   .criterion = "CI of mean S wholly < 0.5, S not constant, and "
-                                "|1 - CKA|, |1 - R^2| <= 1e-10 for every pair"},
+                   .criterion = h::AllOf({h::AtMost(0.5, "mean S, 95% CI"),
+                                          h::Holds("S not constant (range > 1e-6)"),
+                                          h::AtMost(kExactTol, "max |1 - CKA| over pairs"),
+                                          h::AtMost(kExactTol, "max |1 - R^2| over pairs")})},
                   OrthogonalPairs);
 
 CB_REGISTER_CLAIM(kNoiseTrend,
                   {.id = "docs.D3",
-                   .suite = "docs",
-                   .paper = kPaper,
                    .section = "§3",
                    .statement = "E[S(X, X + eps N)] decreases as the noise level eps grows",
                    .paper_value = "monotone decrease (implied by the index's design)",
                    .paper_setting = "-",
                    .metric = "Spearman rho of eps vs mean S [bootstrap over draws]",
-                   .criterion = "CI of rho wholly <= -0.9"},
+                   .criterion = h::AtMost(-0.9, "Spearman rho of eps vs mean S, 95% CI")},
                   NoiseTrend);
 
 CB_REGISTER_CLAIM(kLayerStack,
                   {.id = "docs.D4",
-                   .suite = "docs",
-                   .paper = kPaper,
                    .section = "§4, heatmaps",
                    .statement = "adjacent layers are more similar than distant ones and than "
                                 "chance (on a synthetic AR(1) layer stack)",
                    .paper_value = "adjacent layers cluster in the heatmaps of real LLMs",
                    .paper_setting = "Llama/Mistral/Gemma-family checkpoints, W_q..MLP-Down",
                    .metric = "mean S adjacent - non-adjacent [bootstrap over stacks]",
-                   .criterion = "CIs of adjacent - non-adjacent and of adjacent - chance "
-                                "wholly > 0"},
+                   .criterion = h::AllOf({h::AtLeast(0, "adjacent - non-adjacent, 95% CI over stacks"),
+                                          h::AtLeast(0, "adjacent - chance, 95% CI over stacks")})},
                   LayerStackStructure);
 
 CB_REGISTER_CLAIM(kCpuAgreement,
                   {.id = "docs.D5",
-                   .suite = "docs",
                    .paper = "claimbench docs",
                    .section = "DESIGN §3",
                    .statement = "the fp32 CPU path (CBLAS sgemm, blocked maxima) agrees with "
@@ -555,12 +479,11 @@ CB_REGISTER_CLAIM(kCpuAgreement,
                    .paper_value = "-",
                    .paper_setting = "-",
                    .metric = "max |error| of S and of the maxima",
-                   .criterion = "<= 1e-5"},
+                   .criterion = kAgreesWithReference},
                   CpuAgreement);
 
 CB_REGISTER_CLAIM(kCudaAgreement,
                   {.id = "docs.D7",
-                   .suite = "docs",
                    .paper = "claimbench docs",
                    .section = "DESIGN §3",
                    .statement = "the fp32 CUDA path (cuBLAS sgemm, one-pass maxima kernel) "
@@ -568,21 +491,19 @@ CB_REGISTER_CLAIM(kCudaAgreement,
                    .paper_value = "-",
                    .paper_setting = "-",
                    .metric = "max |error| of S and of the maxima",
-                   .criterion = "<= 1e-5",
+                   .criterion = kAgreesWithReference,
                    .requirements = {.gpu = true}},
                   CudaAgreement);
 
 CB_REGISTER_CLAIM(kRealModels,
                   {.id = "docs.D6",
-                   .suite = "docs",
-                   .paper = kPaper,
                    .section = "§4",
                    .statement = "in real LLMs adjacent layers are more similar, base and "
                                 "instruct models are highly similar, some MoE experts differ",
                    .paper_value = "heatmaps; absolute values ~0.12 (per a reviewer)",
                    .paper_setting = "real checkpoints",
                    .metric = "-",
-                   .criterion = "measured with `claimbench docs --safetensors`"},
+                   .criterion = h::Holds("measured with `claimbench docs --safetensors`")},
                   RealModelHeatmaps);
 
 }  // namespace

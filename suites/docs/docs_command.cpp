@@ -16,12 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/atomic_file.h"
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
 #include "ledger/ledger.h"
+#include "ledger/run_guard.h"
 #include "suites/docs/docs_checkpoint.h"
 
 namespace cb::docs {
@@ -114,14 +116,9 @@ void WriteOutput(const std::string& path, const std::string& text) {
     std::cout << text << std::flush;
     return;
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("--out " + path + ": cannot write");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
+  try {
+    h::WriteFileAtomically(path, text);
+  } catch (const std::runtime_error&) {
     throw std::runtime_error("--out " + path + ": cannot write");
   }
 }
@@ -144,6 +141,7 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(cb::cli::ResolveLedgerPath(o.ledger));
   const int64_t run_id = ledger.BeginRun(
       cb::cli::CollectRunMeta(cb::cli::JoinArgs(cmdline.argc, cmdline.argv), "docs", 0));
+  cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if anything below throws
   std::fprintf(
       stderr, "claimbench docs run %lld: %zu tensors of %lld rows, %zu pairs, %s, ledger %s\n",
       static_cast<long long>(run_id), tensors.size(), static_cast<long long>(tensors[0].rows),
@@ -160,27 +158,20 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
     });
   } catch (const h::Interrupted&) {
     bar.Clear();
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kInterrupted);
+    run.Finish(cb::ledger::RunStatus::kInterrupted);
     std::fprintf(stderr,
                  "claimbench: interrupted after %d of %zu pairs; run %lld sealed as interrupted\n",
                  done, pairs, static_cast<long long>(run_id));
     return cb::cli::kExitError;
   } catch (...) {
     bar.Clear();
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
     throw;
   }
   bar.Clear();
   // The output is written before the run is sealed, so a run sealed
   // "complete" always delivered its matrix.
-  try {
-    WriteOutput(o.out,
-                o.format == "csv" ? FormatCsv(sim) : FormatJson(sim, tensors, o.backend, run_id));
-  } catch (...) {
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
-    throw;
-  }
-  ledger.FinishRun(run_id, cb::ledger::RunStatus::kComplete);
+  WriteOutput(o.out, o.format == "csv" ? FormatCsv(sim) : FormatJson(sim, tensors, o.backend, run_id));
+  run.Finish(cb::ledger::RunStatus::kComplete);
   return cb::cli::kExitOk;
 }
 

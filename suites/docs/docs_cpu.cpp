@@ -8,28 +8,20 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <thread>
 #include <vector>
 
+#include "harness/parallel.h"
 #include "suites/docs/docs.h"
 
 namespace cb::docs {
 namespace {
 
-// Runs body(t, begin, end) for t = 0 .. T-1 over [0, rows) cut into T
-// contiguous ranges, T = the hardware threads (at most rows), t = 0 on the
-// calling thread. The normalisation is memory bound and, left on one core,
-// took 12% of a 4096^2 DOCS beside OpenBLAS's two-thread GEMM.
-template <typename Body>
-void ParallelRows(int64_t rows, const Body& body) {
-  const int64_t threads =
-      std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, std::max<int64_t>(1, rows));
-  std::vector<std::thread> workers;
-  for (int64_t t = 1; t < threads; ++t) {
-    workers.emplace_back(body, t, rows * t / threads, rows * (t + 1) / threads);
-  }
-  body(0, 0, rows / threads);
-  for (auto& w : workers) w.join();
+// Runs body(t, begin, end) over [0, rows) cut into one contiguous range per
+// hardware thread (cb::harness::ParallelFor). The normalisation is memory
+// bound and, left on one core, took 12% of a 4096^2 DOCS beside OpenBLAS's
+// two-thread GEMM.
+void ParallelRows(int64_t rows, const cb::harness::ParallelBody& body) {
+  cb::harness::ParallelFor(rows, cb::harness::HardwareThreads(), body);
 }
 
 // Xn (m, n): each column of a divided by its norm. Norms are accumulated in
@@ -39,7 +31,7 @@ void ParallelRows(int64_t rows, const Body& body) {
 // its pages are first touched (faulted in) in parallel too.
 std::unique_ptr<float[]> NormalizeColumns(const MatrixView& a) {
   const int64_t m = a.rows, n = a.cols;
-  const int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t threads = cb::harness::HardwareThreads();
   std::vector<std::vector<double>> partial(threads, std::vector<double>(n, 0.0));
   ParallelRows(m, [&](int64_t t, int64_t begin, int64_t end) {
     double* sum_sq = partial[t].data();

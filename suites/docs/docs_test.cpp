@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "generators/tensors.h"
 #include "harness/cli/cli.h"
@@ -40,10 +40,6 @@ using cb::ref::Matrix;
 // (docs.h: ~sqrt(m) 2^-24 per cosine; the bound is 1e-5).
 constexpr double kMaximaAtol = 1e-5;
 constexpr double kScoreTol = 1e-5;
-
-uint64_t FreshSeed() {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
 
 // A float matrix (rows, cols) of N(0, 1) entries, with a scaled,
 // sign-flipped copy of column 0 (plus a little noise) in column 1, and two
@@ -99,8 +95,7 @@ cb::ref::docs::AbsMaxima MaximaInBlocks(h::Backend backend, const MatrixView& x,
 }
 
 TEST_P(DocsBackendTest, MatchesTheFp64Reference) {
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   struct Shape {
     int64_t m, n1, n2;
   };
@@ -130,8 +125,7 @@ TEST_P(DocsBackendTest, MatchesTheFp64Reference) {
 // scaled copy of itself scores 1 up to fp32 rounding, and every maximum is
 // (up to rounding) 1.
 TEST_P(DocsBackendTest, AMatrixAgainstAPermutedScaledCopyScoresOne) {
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   const int64_t m = 128, n = 96;
   const auto xf = TestMatrix(m, n, seed, 1);
   std::vector<float> yf(xf.size());

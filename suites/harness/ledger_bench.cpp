@@ -122,7 +122,7 @@ void WithOpenRun(benchmark::State& state, const char* file, Body&& body) {
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   } catch (const cb::harness::Interrupted&) {
-    // SIGINT during ctx.Record(): `claimbench bench` seals the run after this benchmark.
+    // SIGINT during ctx.RecordExact(): `claimbench bench` seals the run after this benchmark.
     state.SkipWithError("interrupted");
   }
 }
@@ -144,11 +144,11 @@ BENCHMARK(BM_LedgerInsert)->Name("harness/ledger_insert")->Unit(benchmark::kMill
 void BM_LedgerRecordOne(benchmark::State& state) {
   const Result row = BenchRow(7);
   WithOpenRun(state, "record.db", [&](Ledger& ledger, int64_t run) {
-    // The path a claim's ctx.Record() takes in `claimbench run`: context,
+    // The path a claim's ctx.RecordExact() takes in `claimbench run`: context,
     // sink, its own transaction and commit.
     cb::harness::ClaimContext ctx(cb::harness::Profile::kQuick, 1, {cb::harness::Backend::kCpu},
                                   cb::ledger::LedgerSink(ledger, run, "harness"));
-    for (auto _ : state) ctx.Record(row);
+    for (auto _ : state) ctx.RecordExact(row);
   });
   state.SetItemsProcessed(state.iterations());
 }

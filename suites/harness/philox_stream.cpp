@@ -12,11 +12,7 @@ namespace cb::harness_suite {
 std::vector<uint64_t> PhiloxStream(cb::harness::Backend backend, uint64_t seed, uint64_t stream,
                                    int64_t n) {
   if (n < 0) throw std::invalid_argument("PhiloxStream: n must be >= 0");
-  const auto status = cb::harness::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(cb::harness::BackendName(backend)) +
-                             " unavailable: " + status.reason);
-  }
+  cb::harness::RequireAvailable(backend);
   if (backend == cb::harness::Backend::kCpu) {
     cb::harness::Rng rng(seed, stream);
     std::vector<uint64_t> out(n);

@@ -34,7 +34,7 @@ __global__ void philox_stream_kernel(uint64_t seed, uint64_t stream, uint64_t* _
 
 std::vector<uint64_t> PhiloxStreamCuda(uint64_t seed, uint64_t stream, int64_t n) {
   if (n == 0) return {};
-  cb::harness::cuda_internal::DeviceBuffer<uint64_t> out(static_cast<size_t>(n));
+  cb::harness::DeviceBuffer<uint64_t> out(static_cast<size_t>(n));
   out.Poison();  // a missed index shows up as 0xFF..FF, not a stale value
   const int64_t blocks = std::min<int64_t>((n + kBlock - 1) / kBlock, 65535);
   philox_stream_kernel<<<static_cast<unsigned>(blocks), kBlock>>>(seed, stream, out.data(), n);

@@ -19,7 +19,7 @@ namespace cb::harness_suite {
 
 // n 64-bit draws of stream `stream` under `seed`, computed on `backend`.
 // Throws std::runtime_error when the backend is unavailable (with its reason)
-// and cb::CudaError on a CUDA failure.
+// and cb::harness::CudaError on a CUDA failure.
 std::vector<uint64_t> PhiloxStream(cb::harness::Backend backend, uint64_t seed, uint64_t stream,
                                    int64_t n);
 

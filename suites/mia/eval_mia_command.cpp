@@ -12,6 +12,7 @@
 
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
+#include "ledger/run_guard.h"
 #include "suites/mia/stats_file.h"
 
 namespace cb::cli {
@@ -42,8 +43,9 @@ int RunEvalMia(const EvalMiaOptions& o, const CommandLine& cmdline) {
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed);
   const int64_t run_id = ledger.BeginRun(meta);
+  cb::ledger::RunGuard run(ledger, run_id);
   ledger.AddResults(run_id, rows);
-  ledger.FinishRun(run_id, cb::ledger::RunStatus::kComplete);
+  run.Finish(cb::ledger::RunStatus::kComplete);
   const auto summary = ledger.GetRun(run_id);
 
   if (o.json) {

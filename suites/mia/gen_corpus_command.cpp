@@ -15,12 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "generators/corpora.h"
+#include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
 
@@ -102,10 +102,7 @@ int RunGenCorpus(const GenCorpusOptions& o) {
   for (const auto& d : c.aux_nonmembers) aux.push_back({{"input", text(d)}, {"label", 0}});
   for (const auto& d : c.ood) ood.push_back({{"input", text(d)}, {"label", 0}});
 
-  std::random_device rd;
-  const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(rd()));
-  fs::create_directory(tmp);
-  try {
+  cb::harness::WriteDirectoryAtomically(out, [&](const fs::path& tmp) {
     nlohmann::json files = nlohmann::json::object();
     files["wikimia.jsonl"] = WriteFile(tmp / "wikimia.jsonl", Lines(wikimia));
     files["mimir.jsonl"] = WriteFile(tmp / "mimir.jsonl", Lines(mimir));
@@ -121,12 +118,7 @@ int RunGenCorpus(const GenCorpusOptions& o) {
                     {"background", c.background.size()}, {"fsd_aux", c.aux_nonmembers.size()},
                     {"ood_aux", c.ood.size()}, {"filtered_out", c.filtered_out}}}};
     WriteFile(tmp / "manifest.json", manifest.dump(2) + "\n");
-    fs::rename(tmp, out);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  });
   std::printf("%s: %s, %zu members + %zu non-members, content_hash %s\n", o.out.c_str(), c.SplitName().c_str(),
               c.members.size(), c.nonmembers.size(), c.content_hash.c_str());
   return kExitOk;

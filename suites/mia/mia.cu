@@ -176,10 +176,10 @@ PositionScores ScorePositionsCuda(const LogitsView& logits, std::span<const int3
   PositionScores out;
   if (logits.rows == 0) return out;
   const size_t bytes = static_cast<size_t>(logits.rows * logits.vocab) * logits.ElementBytes();
-  ci::DeviceBuffer<unsigned char> d_logits(bytes);
+  cb::harness::DeviceBuffer<unsigned char> d_logits(bytes);
   d_logits.CopyFromHost({static_cast<const unsigned char*>(logits.data), bytes});
-  ci::DeviceBuffer<int32_t> d_targets(targets);
-  ci::DeviceBuffer<float> d_logp(logits.rows), d_mu(logits.rows), d_sigma2(logits.rows);
+  cb::harness::DeviceBuffer<int32_t> d_targets(targets);
+  cb::harness::DeviceBuffer<float> d_logp(logits.rows), d_mu(logits.rows), d_sigma2(logits.rows);
   d_logp.Poison();  // a row the kernel missed reads back as NaN
   d_mu.Poison();
   d_sigma2.Poison();

@@ -13,14 +13,15 @@
 // Every AUROC of every method and seed is recorded, including the iid
 // (MIMIR-like) FSD results, which are reported and not asserted (brief §2 iv).
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/claim.h"
 #include "harness/random.h"
+#include "harness/strings.h"
 #include "reference/common/roc.h"
 #include "reference/mia/mia.h"
 #include "suites/mia/experiment.h"
@@ -31,7 +32,7 @@ namespace {
 
 namespace h = cb::harness;
 
-constexpr const char* kMinKpp = "Min-K%++ (Zhang et al., ICLR 2025)";
+CB_CLAIM_DEFAULTS({.paper = "Min-K%++ (Zhang et al., ICLR 2025)"});
 constexpr const char* kFsd = "FSD (Zhang et al., ICLR 2025)";
 
 // ---------------------------------------------------------------------------
@@ -85,10 +86,8 @@ const std::vector<ExperimentResult>& Experiments(h::ClaimContext& ctx, Split spl
 
 std::string SettingOf(const h::ClaimContext& ctx, const std::vector<ExperimentResult>& runs) {
   const Sizes s = SizesFor(ctx);
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s, pruned KN 4-gram, %zu seeds x %d+%d texts", runs.front().split.c_str(),
-                runs.size(), s.per_class, s.per_class);
-  return buf;
+  return h::StrFormat("%s, pruned KN 4-gram, %zu seeds x %d+%d texts", runs.front().split.c_str(), runs.size(),
+                      s.per_class, s.per_class);
 }
 
 // Records every method's AUROC (with a bootstrap CI) and TPR@5%FPR for each seed.
@@ -100,13 +99,13 @@ void RecordAll(h::ClaimContext& ctx, const std::vector<ExperimentResult>& runs, 
       const auto curve = cb::ref::RocCurve(m.scores, r.labels);
       const nlohmann::json params = {{"split", r.split}, {"method", method}, {"seed_index", i},
                                      {"corpus_hash", r.corpus_hash}, {"setting", tag}};
-      ctx.Record({.case_name = "auroc", .backend = "cpu", .params = params, .metric = "auroc",
-                  .unit = "1", .direction = "higher", .value = cb::ref::Auroc(m.scores, r.labels),
-                  .ci_low = ci.low, .ci_high = ci.high, .n = int64_t(r.labels.size()),
-                  .input_hash = r.corpus_hash, .output_hash = r.model_hash});
-      ctx.Record({.case_name = "tpr_at_5_fpr", .backend = "cpu", .params = params,
-                  .metric = "tpr_at_fpr_le_0.05", .unit = "1", .direction = "higher",
-                  .value = cb::ref::TprAtFpr(curve, 0.05, false), .n = int64_t(r.labels.size())});
+      ctx.RecordEstimate({.case_name = "auroc", .backend = "cpu", .params = params, .metric = "auroc",
+                          .unit = "1", .direction = "higher", .value = cb::ref::Auroc(m.scores, r.labels),
+                          .ci_low = ci.low, .ci_high = ci.high, .n = int64_t(r.labels.size()),
+                          .input_hash = r.corpus_hash, .output_hash = r.model_hash});
+      ctx.RecordExact({.case_name = "tpr_at_5_fpr", .backend = "cpu", .params = params,
+                       .metric = "tpr_at_fpr_le_0.05", .unit = "1", .direction = "higher",
+                       .value = cb::ref::TprAtFpr(curve, 0.05, false), .n = int64_t(r.labels.size())});
     };
     for (const auto& m : r.methods) record(m, m.method);
     for (const auto& m : r.fsd_ood) record(m, m.method + "_ood");
@@ -121,32 +120,17 @@ cb::ref::PairedDiff Paired(const h::ClaimContext& ctx, const std::vector<Experim
   return cb::ref::PairedAurocDiff(groups, ctx.ByProfile(300, 1000, 2000), ctx.seed());
 }
 
-void RecordDiff(h::ClaimContext& ctx, const std::string& case_name, const std::string& split,
+void RecordDiff(h::ClaimContext& ctx, const std::string& case_name, const nlohmann::json& params,
                 const cb::ref::PairedDiff& d) {
-  ctx.Record({.case_name = case_name, .backend = "cpu", .params = {{"split", split}},
-              .metric = "auroc_difference", .unit = "1", .direction = "higher", .value = d.mean_diff,
-              .ci_low = d.ci.low, .ci_high = d.ci.high, .n = int64_t(d.per_group.size()),
-              .samples = d.per_group});
+  ctx.RecordEstimate({.case_name = case_name, .backend = "cpu", .params = params, .metric = "auroc_difference",
+                      .unit = "1", .direction = "higher", .value = d.mean_diff, .ci_low = d.ci.low,
+                      .ci_high = d.ci.high, .n = int64_t(d.per_group.size()), .samples = d.per_group});
 }
 
-// CI excluding 0 on the positive side.
-h::Verdict Positive(const h::Interval& ci) {
-  if (ci.low > 0) return h::Verdict::kReproduced;
-  if (ci.high < 0) return h::Verdict::kNotReproduced;
-  return h::Verdict::kInconclusive;
-}
+h::Estimate CiOf(const cb::ref::PairedDiff& d) { return h::Estimate::Ci(d.mean_diff, d.ci.low, d.ci.high); }
 
-h::Outcome FromDiff(const h::ClaimContext& ctx, const std::vector<ExperimentResult>& runs,
-                    const cb::ref::PairedDiff& d) {
-  h::Outcome o;
-  o.value = d.mean_diff;
-  o.ci_low = d.ci.low;
-  o.ci_high = d.ci.high;
-  o.setting = SettingOf(ctx, runs);
-  o.verdict = Positive(d.ci);
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "paired bootstrap CI does not exclude 0 on the positive side";
-  return o;
-}
+// "CI > 0": wholly >= 0 and excluding 0 (a CI that starts at 0 is INCONCLUSIVE).
+bool Excludes0(const cb::ref::PairedDiff& d) { return d.ci.low > 0 || d.ci.high < 0; }
 
 // ---------------------------------------------------------------------------
 // K1
@@ -154,14 +138,13 @@ h::Outcome FromDiff(const h::ClaimContext& ctx, const std::vector<ExperimentResu
 h::Outcome K1(h::ClaimContext& ctx, Split split, int repeats) {
   const auto& runs = Experiments(ctx, split, repeats);
   RecordAll(ctx, runs, "K1");
+  const nlohmann::json split_params = {{"split", runs.front().split}};
   const auto d = Paired(ctx, runs, "minkpp_0.2", false, "mink_0.2");
-  RecordDiff(ctx, "minkpp_minus_mink_k0.2", runs.front().split, d);
+  RecordDiff(ctx, "minkpp_minus_mink_k0.2", split_params, d);
   // Also the best k of each method (the MIMIR fork's "upper bound"), recorded only.
   double best_pp = 0, best_k = 0;
   for (double k : cb::ref::mia::KGrid()) {
-    char a[32], b[32];
-    std::snprintf(a, sizeof a, "minkpp_%.1f", k);
-    std::snprintf(b, sizeof b, "mink_%.1f", k);
+    const std::string a = h::StrFormat("minkpp_%.1f", k), b = h::StrFormat("mink_%.1f", k);
     double pp = 0, mk = 0;
     for (const auto& r : runs) {
       pp += cb::ref::Auroc(r.Scores(a), r.labels) / runs.size();
@@ -170,24 +153,24 @@ h::Outcome K1(h::ClaimContext& ctx, Split split, int repeats) {
     best_pp = std::max(best_pp, pp);
     best_k = std::max(best_k, mk);
   }
-  ctx.Record({.case_name = "best_k_minkpp_minus_mink", .backend = "cpu",
-              .params = {{"split", runs.front().split}}, .metric = "auroc_difference", .unit = "1",
-              .direction = "higher", .value = best_pp - best_k, .n = int64_t(runs.size())});
+  ctx.RecordExact({.case_name = "best_k_minkpp_minus_mink", .backend = "cpu", .params = split_params,
+                   .metric = "auroc_difference", .unit = "1", .direction = "higher", .value = best_pp - best_k,
+                   .n = int64_t(runs.size())});
   if (split == Split::kMimir && ctx.profile() != h::Profile::kSmoke) {
     // Members seen twice (brief: e >= 2): recorded, not asserted, because a
     // pruned KN model memorises them completely (every AUROC is 1 there).
     const auto& twice = Experiments(ctx, split, 2);
     RecordAll(ctx, twice, "K1 e=2");
-    RecordDiff(ctx, "minkpp_minus_mink_k0.2_e2", twice.front().split,
+    RecordDiff(ctx, "minkpp_minus_mink_k0.2_e2", {{"split", twice.front().split}},
                Paired(ctx, twice, "minkpp_0.2", false, "mink_0.2"));
   }
   if (split == Split::kMimir) {
     // The iid report (brief §1 c, §2 iv): Ref vs Min-K%++ and FSD gains, not asserted.
-    RecordDiff(ctx, "minkpp_minus_ref", runs.front().split, Paired(ctx, runs, "minkpp_0.2", false, "ref"));
-    RecordDiff(ctx, "fsd_loss_gain_iid", runs.front().split, Paired(ctx, runs, "fsd_loss", false, "loss"));
-    RecordDiff(ctx, "fsd_mink_gain_iid", runs.front().split, Paired(ctx, runs, "fsd_mink", false, "mink_0.2"));
+    RecordDiff(ctx, "minkpp_minus_ref", split_params, Paired(ctx, runs, "minkpp_0.2", false, "ref"));
+    RecordDiff(ctx, "fsd_loss_gain_iid", split_params, Paired(ctx, runs, "fsd_loss", false, "loss"));
+    RecordDiff(ctx, "fsd_mink_gain_iid", split_params, Paired(ctx, runs, "fsd_mink", false, "mink_0.2"));
   }
-  return FromDiff(ctx, runs, d);
+  return ctx.Judge({CiOf(d), h::Estimate::Check(Excludes0(d))}, SettingOf(ctx, runs));
 }
 
 // ---------------------------------------------------------------------------
@@ -229,26 +212,24 @@ h::Outcome K2(h::ClaimContext& ctx) {
         const double sb = (pb.logp[r] - pb.mu[r]) / std::max(std::sqrt(double(pb.sigma2[r])), 1e-8);
         worst = std::max(worst, std::abs(sa - sb));
       }
-      const std::string name(h::BackendName(backend));
-      ctx.Record({.case_name = "shift_invariance", .backend = name,
-                  .params = {{"shift", c}, {"path", "fp32_kernel"}, {"vocab", v}},
-                  .metric = "max_abs_token_score_change", .unit = "1", .direction = "lower", .value = worst,
-                  .n = rows});
+      // The CPU's vector path (AVX-512, AVX2, portable) rounds differently:
+      // it is part of what the row measures, so it is a param.
+      nlohmann::json params = {{"shift", c}, {"path", "fp32_kernel"}, {"vocab", v}};
+      if (backend == h::Backend::kCpu) params["cpu_path"] = CpuPathName(BestCpuPath());
+      ctx.RecordExact({.case_name = "shift_invariance", .backend = std::string(h::BackendName(backend)),
+                       .params = params,
+                       .metric = "max_abs_token_score_change", .unit = "1", .direction = "lower", .value = worst,
+                       .n = rows});
       if (c == 0.25 && backend == h::Backend::kCpu) worst_cpu = worst;
     }
   }
-  ctx.Record({.case_name = "shift_invariance", .backend = "cpu", .params = {{"path", "fp64_reference"}, {"vocab", v}},
-              .metric = "max_abs_token_score_change", .unit = "1", .direction = "lower", .value = worst_ref,
-              .n = rows * 3});
-  h::Outcome o;
-  o.value = worst_ref;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "fp64 reference, %d rows (flat/peaked/normal) x V=%d, shifts -37.5/0.25/1000; fp32 path %.2g at 0.25",
-                rows, v, worst_cpu);
-  o.setting = buf;
-  o.verdict = worst_ref <= 1e-9 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "fp64 token scores moved by more than 1e-9";
-  return o;
+  ctx.RecordExact({.case_name = "shift_invariance", .backend = "cpu", .params = {{"path", "fp64_reference"}, {"vocab", v}},
+                   .metric = "max_abs_token_score_change", .unit = "1", .direction = "lower", .value = worst_ref,
+                   .n = rows * 3});
+  return ctx.Judge({h::Estimate::Exact(worst_ref)},
+                   h::StrFormat("fp64 reference, %d rows (flat/peaked/normal) x V=%d, shifts -37.5/0.25/1000; "
+                                "fp32 path %.2g at 0.25",
+                                rows, v, worst_cpu));
 }
 
 // ---------------------------------------------------------------------------
@@ -257,12 +238,13 @@ h::Outcome K2(h::ClaimContext& ctx) {
 h::Outcome F1(h::ClaimContext& ctx) {
   const auto& runs = Experiments(ctx, Split::kWikiMia, 1);
   RecordAll(ctx, runs, "F1");
+  const nlohmann::json split_params = {{"split", runs.front().split}};
   const auto loss = Paired(ctx, runs, "fsd_loss", false, "loss");
   const auto mink = Paired(ctx, runs, "fsd_mink", false, "mink_0.2");
-  RecordDiff(ctx, "fsd_loss_gain", runs.front().split, loss);
-  RecordDiff(ctx, "fsd_mink_gain", runs.front().split, mink);
+  RecordDiff(ctx, "fsd_loss_gain", split_params, loss);
+  RecordDiff(ctx, "fsd_mink_gain", split_params, mink);
   for (const char* base : {"zlib", "lowercase"}) {
-    RecordDiff(ctx, std::string("fsd_") + base + "_gain", runs.front().split,
+    RecordDiff(ctx, std::string("fsd_") + base + "_gain", split_params,
                Paired(ctx, runs, std::string("fsd_") + base, false, base));
   }
   // The fine-tune strength ablation (FSD Table 17's learning rates), recorded only.
@@ -274,26 +256,16 @@ h::Outcome F1(h::ClaimContext& ctx) {
         groups.push_back({std::string(base) == "loss" ? pt.fsd_loss : pt.fsd_mink,
                           r.Scores(std::string(base) == "loss" ? "loss" : "mink_0.2"), r.labels});
       }
-      const auto d = cb::ref::PairedAurocDiff(groups, ctx.ByProfile(300, 1000, 2000), ctx.seed());
-      ctx.Record({.case_name = std::string("fsd_") + base + "_gain_by_weight", .backend = "cpu",
-                  .params = {{"split", runs.front().split}, {"ft_weight", runs.front().sweep[k].weight}},
-                  .metric = "auroc_difference", .unit = "1", .direction = "higher", .value = d.mean_diff,
-                  .ci_low = d.ci.low, .ci_high = d.ci.high, .n = int64_t(d.per_group.size()),
-                  .samples = d.per_group});
+      RecordDiff(ctx, std::string("fsd_") + base + "_gain_by_weight",
+                 {{"split", runs.front().split}, {"ft_weight", runs.front().sweep[k].weight}},
+                 cb::ref::PairedAurocDiff(groups, ctx.ByProfile(300, 1000, 2000), ctx.seed()));
     }
   }
-  // The smaller of the two gains decides (both must be > 0).
-  const auto& worse = loss.mean_diff <= mink.mean_diff ? loss : mink;
-  h::Outcome o = FromDiff(ctx, runs, worse);
-  const h::Verdict vl = Positive(loss.ci), vm = Positive(mink.ci);
-  o.verdict = vl == h::Verdict::kReproduced && vm == h::Verdict::kReproduced ? h::Verdict::kReproduced
-              : vl == h::Verdict::kNotReproduced || vm == h::Verdict::kNotReproduced ? h::Verdict::kNotReproduced
-                                                                                     : h::Verdict::kInconclusive;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "AUROC gain Loss %+.3f [%.3f, %.3f], Min-K%% %+.3f [%.3f, %.3f]", loss.mean_diff,
-                loss.ci.low, loss.ci.high, mink.mean_diff, mink.ci.low, mink.ci.high);
-  o.reason = buf;
-  return o;
+  // Both gains must be > 0; the smaller is the headline.
+  const bool loss_smaller = loss.mean_diff <= mink.mean_diff;
+  return ctx.Judge({CiOf(loss_smaller ? loss : mink), CiOf(loss_smaller ? mink : loss),
+                    h::Estimate::Check(Excludes0(loss) && Excludes0(mink))},
+                   SettingOf(ctx, runs));
 }
 
 h::Outcome F2(h::ClaimContext& ctx) {
@@ -306,21 +278,18 @@ h::Outcome F2(h::ClaimContext& ctx) {
   const auto down = cb::ref::MannWhitneyGreater(member, nonmember);
   const double diff = h::Mean(nonmember) - h::Mean(member);
   const std::string split = runs.front().split;
-  ctx.Record({.case_name = "nll_drop", .backend = "cpu", .params = {{"split", split}, {"class", "member"}},
-              .metric = "mean_nll_drop", .unit = "nats/token", .value = h::Mean(member), .n = int64_t(member.size())});
-  ctx.Record({.case_name = "nll_drop", .backend = "cpu", .params = {{"split", split}, {"class", "nonmember"}},
-              .metric = "mean_nll_drop", .unit = "nats/token", .value = h::Mean(nonmember),
-              .n = int64_t(nonmember.size())});
-  ctx.Record({.case_name = "nll_drop_test", .backend = "cpu", .params = {{"split", split}, {"test", "mann_whitney_one_sided"}},
-              .metric = "p_value", .unit = "1", .direction = "lower", .value = up.p_value,
-              .n = int64_t(member.size() + nonmember.size())});
-  h::Outcome o;
+  for (const auto& [cls, drops] : {std::pair{"member", &member}, {"nonmember", &nonmember}}) {
+    ctx.RecordExact({.case_name = "nll_drop", .backend = "cpu", .params = {{"split", split}, {"class", cls}},
+                     .metric = "mean_nll_drop", .unit = "nats/token", .value = h::Mean(*drops),
+                     .n = int64_t(drops->size())});
+  }
+  ctx.RecordExact({.case_name = "nll_drop_test", .backend = "cpu", .params = {{"split", split}, {"test", "mann_whitney_one_sided"}},
+                   .metric = "p_value", .unit = "1", .direction = "lower", .value = up.p_value,
+                   .n = int64_t(member.size() + nonmember.size())});
+  // The test decides; the headline stays the effect size (mean drop, non-members - members).
+  h::Outcome o = ctx.Judge({h::Estimate::Check(up.p_value < 0.01), h::Estimate::Check(up.p_value < 0.01 || down.p_value >= 0.01)},
+                           SettingOf(ctx, runs) + ", one-sided Mann-Whitney p = " + std::to_string(up.p_value));
   o.value = diff;
-  o.setting = SettingOf(ctx, runs) + ", one-sided Mann-Whitney p = " + std::to_string(up.p_value);
-  o.verdict = up.p_value < 0.01 ? h::Verdict::kReproduced
-              : down.p_value < 0.01 ? h::Verdict::kNotReproduced
-                                    : h::Verdict::kInconclusive;
-  if (o.verdict != h::Verdict::kReproduced) o.reason = "non-members' NLL drop not larger at p < 0.01";
   return o;
 }
 
@@ -328,86 +297,78 @@ h::Outcome F3(h::ClaimContext& ctx) {
   const auto& runs = Experiments(ctx, Split::kWikiMia, 1);
   const auto loss = Paired(ctx, runs, "fsd_loss", true, "loss");
   const auto mink = Paired(ctx, runs, "fsd_mink", true, "mink_0.2");
-  RecordDiff(ctx, "fsd_loss_gain_ood", runs.front().split, loss);
-  RecordDiff(ctx, "fsd_mink_gain_ood", runs.front().split, mink);
-  const auto& worse = std::abs(loss.mean_diff) >= std::abs(mink.mean_diff) ? loss : mink;
-  h::Outcome o = FromDiff(ctx, runs, worse);
-  const h::Verdict vl = h::Within(loss.ci.low, loss.ci.high, -0.03, 0.03);
-  const h::Verdict vm = h::Within(mink.ci.low, mink.ci.high, -0.03, 0.03);
-  o.verdict = vl == h::Verdict::kReproduced && vm == h::Verdict::kReproduced ? h::Verdict::kReproduced
-              : vl == h::Verdict::kNotReproduced || vm == h::Verdict::kNotReproduced ? h::Verdict::kNotReproduced
-                                                                                     : h::Verdict::kInconclusive;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "ood fine-tune AUROC gain Loss %+.3f [%.3f, %.3f], Min-K%% %+.3f [%.3f, %.3f]",
-                loss.mean_diff, loss.ci.low, loss.ci.high, mink.mean_diff, mink.ci.low, mink.ci.high);
-  o.reason = buf;
-  return o;
+  const nlohmann::json split_params = {{"split", runs.front().split}};
+  RecordDiff(ctx, "fsd_loss_gain_ood", split_params, loss);
+  RecordDiff(ctx, "fsd_mink_gain_ood", split_params, mink);
+  // Both gains must be near 0; the larger |gain| is the headline.
+  const bool loss_larger = std::abs(loss.mean_diff) >= std::abs(mink.mean_diff);
+  return ctx.Judge({CiOf(loss_larger ? loss : mink), CiOf(loss_larger ? mink : loss)}, SettingOf(ctx, runs));
 }
 
 // ---------------------------------------------------------------------------
 // Registration
 
-h::ClaimSpec Spec(const char* paper, std::string id, std::string section, std::string statement,
-                  std::string paper_value, std::string paper_setting, std::string metric,
-                  std::string criterion) {
-  h::ClaimSpec s;
-  s.id = std::move(id);
-  s.suite = "mia";
-  s.paper = paper;
-  s.section = std::move(section);
-  s.statement = std::move(statement);
-  s.paper_value = std::move(paper_value);
-  s.paper_setting = std::move(paper_setting);
-  s.metric = std::move(metric);
-  s.criterion = std::move(criterion);
-  s.scale = h::Scale::kMechanism;
-  return s;
+// "Paired bootstrap 95% CI > 0", strictly: a CI that starts at 0 is INCONCLUSIVE.
+h::Criterion GainAbove0(const std::string& gain) {
+  return h::AllOf({h::AtLeast(0, gain + ", paired bootstrap 95% CI"),
+                   h::Holds("the CI excludes 0", h::Verdict::kInconclusive)});
 }
 
-CB_REGISTER_CLAIM(k1w,
-                  Spec(kMinKpp, "mia.K1-wikimia", "Table 1 (WikiMIA)",
-                       "Min-K%++ has a higher AUROC than Min-K% on WikiMIA-like (shifted) data",
-                       "+6.2 to +10.5 AUROC points (avg of 5 models; len32: 78.3 vs 67.8)",
-                       "WikiMIA, Mamba-1.4B/Pythia-6.9B/LLaMA-13B/30B/65B",
-                       "mean over seeds of AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2)",
-                       "paired bootstrap 95% CI > 0"),
+CB_REGISTER_CLAIM(k1w, {.id = "mia.K1-wikimia",
+                        .section = "Table 1 (WikiMIA)",
+                        .statement = "Min-K%++ has a higher AUROC than Min-K% on WikiMIA-like (shifted) data",
+                        .paper_value = "+6.2 to +10.5 AUROC points (avg of 5 models; len32: 78.3 vs 67.8)",
+                        .paper_setting = "WikiMIA, Mamba-1.4B/Pythia-6.9B/LLaMA-13B/30B/65B",
+                        .metric = "mean over seeds of AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2)",
+                        .criterion = GainAbove0("AUROC gain")},
                   [](h::ClaimContext& ctx) { return K1(ctx, Split::kWikiMia, 1); });
-CB_REGISTER_CLAIM(k1m,
-                  Spec(kMinKpp, "mia.K1-mimir", "Table 2 (MIMIR)",
-                       "Min-K%++ has a higher AUROC than Min-K% on MIMIR-like (iid) data (members seen once)",
-                       "best reference-free method on MIMIR; all AUROCs near chance",
-                       "MIMIR ngram_13_0.8, Pythia 160M-12B",
-                       "mean over seeds of AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2)",
-                       "paired bootstrap 95% CI > 0"),
+CB_REGISTER_CLAIM(k1m, {.id = "mia.K1-mimir",
+                        .section = "Table 2 (MIMIR)",
+                        .statement = "Min-K%++ has a higher AUROC than Min-K% on MIMIR-like (iid) data (members seen once)",
+                        .paper_value = "best reference-free method on MIMIR; all AUROCs near chance",
+                        .paper_setting = "MIMIR ngram_13_0.8, Pythia 160M-12B",
+                        .metric = "mean over seeds of AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2)",
+                        .criterion = GainAbove0("AUROC gain")},
                   [](h::ClaimContext& ctx) { return K1(ctx, Split::kMimir, 1); });
-CB_REGISTER_CLAIM(k2,
-                  Spec(kMinKpp, "mia.K2", "§3 (score definition)",
-                       "The Min-K%++ token score is invariant to adding a constant to the logits",
-                       "exact (by construction)", "any model",
-                       "max |s_t(z + c) - s_t(z)| over rows and shifts, fp64 reference",
-                       "<= 1e-9 (rounding only)"),
+CB_REGISTER_CLAIM(k2, {.id = "mia.K2",
+                       .section = "§3 (score definition)",
+                       .statement = "The Min-K%++ token score is invariant to adding a constant to the logits",
+                       .paper_value = "exact (by construction)",
+                       .paper_setting = "any model",
+                       .metric = "max |s_t(z + c) - s_t(z)| over rows and shifts, fp64 reference",
+                       .criterion = h::AtMost(1e-9, "max |s_t change| (rounding only)")},
                   K2);
-CB_REGISTER_CLAIM(f1,
-                  Spec(kFsd, "mia.F1", "Table 1",
-                       "Fine-tuning on a few non-members (FSD) raises the AUROC of Loss and of Min-K%",
-                       "Min-K% AUROC 0.62 -> 0.91 (WikiMIA, OPT-6.7B)", "WikiMIA, OPT-6.7B, LoRA fine-tune",
-                       "smaller of the mean AUROC gains FSD(Loss)-Loss and FSD(Min-K%)-Min-K%",
-                       "both paired bootstrap 95% CIs > 0"),
+CB_REGISTER_CLAIM(f1, {.id = "mia.F1",
+                       .paper = kFsd,
+                       .section = "Table 1",
+                       .statement = "Fine-tuning on a few non-members (FSD) raises the AUROC of Loss and of Min-K%",
+                       .paper_value = "Min-K% AUROC 0.62 -> 0.91 (WikiMIA, OPT-6.7B)",
+                       .paper_setting = "WikiMIA, OPT-6.7B, LoRA fine-tune",
+                       .metric = "smaller of the mean AUROC gains FSD(Loss)-Loss and FSD(Min-K%)-Min-K%",
+                       .criterion = h::AllOf({h::AtLeast(0, "smaller gain, paired bootstrap 95% CI"),
+                                              h::AtLeast(0, "larger gain, paired bootstrap 95% CI"),
+                                              h::Holds("both CIs exclude 0", h::Verdict::kInconclusive)})},
                   F1);
-CB_REGISTER_CLAIM(f2,
-                  Spec(kFsd, "mia.F2", "§3 (Figure 2)",
-                       "After fine-tuning on non-members, non-members' scores drop more than members'",
-                       "non-members' perplexity drops much more (qualitative)", "WikiMIA, LLaMA-7B",
-                       "mean NLL drop (nats/token) of non-members minus members, pooled over seeds",
-                       "one-sided Mann-Whitney p < 0.01"),
+CB_REGISTER_CLAIM(f2, {.id = "mia.F2",
+                       .paper = kFsd,
+                       .section = "§3 (Figure 2)",
+                       .statement = "After fine-tuning on non-members, non-members' scores drop more than members'",
+                       .paper_value = "non-members' perplexity drops much more (qualitative)",
+                       .paper_setting = "WikiMIA, LLaMA-7B",
+                       .metric = "mean NLL drop (nats/token) of non-members minus members, pooled over seeds",
+                       .criterion = h::AllOf({h::Holds("non-members' drop larger: one-sided Mann-Whitney p < 0.01",
+                                                       h::Verdict::kInconclusive),
+                                              h::Holds("members' drop not larger at p < 0.01")})},
                   F2);
-CB_REGISTER_CLAIM(f3,
-                  Spec(kFsd, "mia.F3", "Table 16 (domain mismatch)",
-                       "With an out-of-domain fine-tuning set the FSD gain vanishes",
-                       "no improvement under domain mismatch (WikiMIA -> ArXivTection)",
-                       "WikiMIA target, ArXivTection fine-tuning data",
-                       "AUROC gain of FSD with the ood fine-tune (the larger |gain| of Loss, Min-K%)",
-                       "both 95% CIs within [-0.03, 0.03]"),
+CB_REGISTER_CLAIM(f3, {.id = "mia.F3",
+                       .paper = kFsd,
+                       .section = "Table 16 (domain mismatch)",
+                       .statement = "With an out-of-domain fine-tuning set the FSD gain vanishes",
+                       .paper_value = "no improvement under domain mismatch (WikiMIA -> ArXivTection)",
+                       .paper_setting = "WikiMIA target, ArXivTection fine-tuning data",
+                       .metric = "AUROC gain of FSD with the ood fine-tune (the larger |gain| of Loss, Min-K%)",
+                       .criterion = h::AllOf({h::Within(-0.03, 0.03, "larger |gain|, 95% CI"),
+                                              h::Within(-0.03, 0.03, "smaller |gain|, 95% CI")})},
                   F3);
 
 }  // namespace

@@ -46,8 +46,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
+#include "harness/parallel.h"
 #include "harness/simd_math.h"
 
 namespace cb::mia {
@@ -437,18 +437,10 @@ PositionScores ScorePositionsCpu(const LogitsView& logits, std::span<const int32
   out.sigma2.assign(logits.rows, NAN);
   threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<int64_t>(1, logits.rows))));
   std::vector<int64_t> bad(threads, -1);
-  auto work = [&](int k) {
-    const int64_t begin = logits.rows * k / threads, end = logits.rows * (k + 1) / threads;
+  cb::harness::ParallelFor(logits.rows, threads, [&](int k, int64_t begin, int64_t end) {
     bad[k] = score_rows(logits.data, logits.type, logits.vocab, targets.data(), begin, end,
                        out.logp.data(), out.mu.data(), out.sigma2.data());
-  };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int k = 0; k < threads; ++k) pool.emplace_back(work, k);
-    for (auto& t : pool) t.join();
-  }
+  });
   for (int64_t r : bad) {
     if (r >= 0) throw std::invalid_argument("ScorePositions: row " + std::to_string(r) + " has a non-finite logit");
   }
@@ -457,10 +449,7 @@ PositionScores ScorePositionsCpu(const LogitsView& logits, std::span<const int32
 
 PositionScores ScorePositions(cb::harness::Backend backend, const LogitsView& logits,
                               std::span<const int32_t> targets, int threads) {
-  const auto status = cb::harness::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(cb::harness::BackendName(backend)) + " unavailable: " + status.reason);
-  }
+  cb::harness::RequireAvailable(backend);
   if (backend == cb::harness::Backend::kCpu) return ScorePositionsCpu(logits, targets, threads);
 #if CB_HAVE_CUDA
   return ScorePositionsCuda(logits, targets);

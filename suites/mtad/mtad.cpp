@@ -16,14 +16,6 @@ namespace h = cb::harness;
 
 void Fail(const std::string& what) { throw std::invalid_argument("mtad: " + what); }
 
-void RequireBackend(h::Backend backend) {
-  const auto status = h::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(h::BackendName(backend)) +
-                             " unavailable: " + status.reason);
-  }
-}
-
 }  // namespace
 
 void ExpandScores(h::Backend backend, std::span<const double> w, std::span<const double> q,
@@ -44,7 +36,7 @@ void ExpandScores(h::Backend backend, std::span<const double> w, std::span<const
     }
   }
   if (!(total > 0)) Fail("beam scores have zero total mass");
-  RequireBackend(backend);
+  h::RequireAvailable(backend);
   if (backend == h::Backend::kCpu) return cb::ref::mtad::ExpandScores(w, q, vocab_size, out);
 #if CB_HAVE_CUDA
   ExpandScoresCuda(w, q, vocab_size, out);
@@ -66,7 +58,7 @@ void AcceptDepths(h::Backend backend, std::span<const double> logp, std::span<co
     }
     if (logq[i] == -INFINITY) Fail("draft log-probability " + std::to_string(i) + " is -infinity");
   }
-  RequireBackend(backend);
+  h::RequireAvailable(backend);
   if (backend == h::Backend::kCpu) {
     for (size_t b = 0; b < depth.size(); ++b) {
       depth[b] = cb::ref::mtad::AcceptDepth(logp.subspan(b * gamma, gamma),

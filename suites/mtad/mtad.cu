@@ -20,7 +20,7 @@
 namespace cb::mtad {
 namespace {
 
-using cb::harness::cuda_internal::DeviceBuffer;
+using cb::harness::DeviceBuffer;
 
 constexpr int kThreads = 256;
 

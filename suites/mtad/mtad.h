@@ -29,7 +29,7 @@ inline constexpr double kScoreRelTol = 1e-12;
 // Throws std::invalid_argument when the shapes disagree (w.size() * V !=
 // q.size(), out of the wrong size, V < 1), a weight or probability is
 // negative or not finite, or the total mass is 0; std::runtime_error when
-// the backend is unavailable (with its reason); cb::CudaError on CUDA failure.
+// the backend is unavailable (with its reason); cb::harness::CudaError on CUDA failure.
 void ExpandScores(cb::harness::Backend backend, std::span<const double> w,
                   std::span<const double> q, int vocab_size, std::span<double> out);
 

@@ -11,18 +11,8 @@
 #include "suites/pf/philox_avx512.h"
 
 namespace cb::pf {
-namespace {
 
 namespace h = cb::harness;
-
-void RequireBackend(h::Backend backend) {
-  const auto status = h::Availability(backend);
-  if (!status.ok)
-    throw std::runtime_error(std::string(h::BackendName(backend)) + " unavailable: " +
-                             status.reason);
-}
-
-}  // namespace
 
 void CheckSampleShape(const LogitsView& logits, double temperature,
                       std::span<const uint64_t> streams) {
@@ -69,7 +59,7 @@ std::vector<int32_t> Sample(h::Backend backend, const LogitsView& logits, double
     return tokens;
   }
   CheckSampleInput(logits, temperature, streams);
-  RequireBackend(backend);
+  h::RequireAvailable(backend);
 #if CB_HAVE_CUDA
   SampleCuda(logits, temperature, noise, key, streams, tokens);
   return tokens;
@@ -88,7 +78,7 @@ std::vector<double> ScoreTerms(h::Backend backend, cb::ref::pf::Watermark w,
   if (params.context < 1) throw std::invalid_argument("watermark context m must be >= 1");
   for (size_t i = 0; i < texts.size(); ++i)
     if (texts[i] < 0) throw std::invalid_argument("texts: negative token at " + std::to_string(i));
-  RequireBackend(backend);
+  h::RequireAvailable(backend);
   std::vector<double> terms(texts.size(), 0.0);
   if (backend == h::Backend::kCpu) {
     ScoreTermsCpu(w, params, texts, count, n, terms);

@@ -33,7 +33,7 @@
 namespace cb::pf {
 namespace {
 
-using cb::harness::cuda_internal::DeviceBuffer;
+using cb::harness::DeviceBuffer;
 using cb::harness::cuda_internal::EventTimer;
 
 constexpr int kThreads = 256;

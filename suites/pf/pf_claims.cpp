@@ -12,8 +12,6 @@
 // Criteria were fixed before the first run.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,10 +19,12 @@
 #include <vector>
 
 #include "generators/corpora.h"
+#include "harness/chi_square.h"
 #include "harness/claim.h"
 #include "harness/hash.h"
 #include "harness/random.h"
 #include "harness/stats.h"
+#include "harness/strings.h"
 #include "reference/lm/kn_lm.h"
 #include "reference/pf/pf.h"
 #include "suites/pf/pf.h"
@@ -35,18 +35,11 @@ namespace {
 namespace h = cb::harness;
 namespace ref = cb::ref::pf;
 
-constexpr const char* kPaper = "Permute-and-Flip (Zhao, Li, Wang)";
-constexpr double kAlpha = 0.01;
+CB_CLAIM_DEFAULTS({.paper = "Permute-and-Flip (Zhao, Li, Wang)"});
 
-double ChiSquareP(const std::vector<int64_t>& counts, const std::vector<double>& p) {
-  const double n = std::accumulate(counts.begin(), counts.end(), 0.0);
-  double stat = 0;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const double e = n * p[i];
-    stat += (counts[i] - e) * (counts[i] - e) / e;
-  }
-  return h::ChiSquareSurvival(stat, static_cast<double>(p.size() - 1));
-}
+constexpr double kAlpha = 0.01;
+// P1 and P4 test every cell (no pooling of small expected counts).
+constexpr double kNoPooling = 0;
 
 std::vector<double> NormalLogits(int v, double scale, h::Rng& rng) {
   std::vector<double> u(v);
@@ -75,33 +68,21 @@ h::Outcome ThreeFormsAgree(h::ClaimContext& ctx) {
     ++noise[ref::SamplePfNoise(u, temperature, ctx.seed() + 1, 1000 + d)];
     if (d % 100000 == 0) ctx.Progress(double(d) / draws);
   }
-  const double p_loop = ChiSquareP(loop, esp), p_noise = ChiSquareP(noise, esp);
+  const double p_loop = h::ChiSquareGoodnessOfFit(loop, esp, kNoPooling).p_value;
+  const double p_noise = h::ChiSquareGoodnessOfFit(noise, esp, kNoPooling).p_value;
   const std::string input = h::Xxh3_128("V=6 scale=1.5 seed=" + std::to_string(ctx.seed())).Hex();
-  auto record = [&](const char* metric, double value, const char* unit, const char* dir) {
-    ctx.Record({.case_name = "three_forms",
-                .backend = "cpu",
-                .params = {{"V", 6}, {"draws", draws}, {"T", temperature}},
-                .metric = metric,
-                .unit = unit,
-                .direction = dir,
-                .value = value,
-                .n = draws,
-                .input_hash = input,
-                .output_hash = h::HashDoubles({value}).Hex()});
-  };
-  record("chi2_p_loop_vs_exact", p_loop, "p", "none");
-  record("chi2_p_noise_vs_exact", p_noise, "p", "none");
-  record("max_abs_formula_deviation", formula_dev, "probability", "lower");
-  h::Outcome o;
-  o.value = std::min(p_loop, p_noise);
-  char s[200];
-  std::snprintf(s, sizeof s, "V = 6, N = %lld per sampler; chi2 p loop %.3g, noise %.3g; ESP/integral vs enumeration %.1e",
-                static_cast<long long>(draws), p_loop, p_noise, formula_dev);
-  o.setting = s;
-  const bool ok = p_loop > 1e-3 && p_noise > 1e-3 && formula_dev < 1e-12;
-  o.verdict = ok ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (!ok) o.reason = "a chi-square p <= 1e-3 or a formula deviation >= 1e-12";
-  return o;
+  for (const auto& [metric, value, unit, dir] :
+       {std::tuple{"chi2_p_loop_vs_exact", p_loop, "p", "none"}, std::tuple{"chi2_p_noise_vs_exact", p_noise, "p", "none"},
+        std::tuple{"max_abs_formula_deviation", formula_dev, "probability", "lower"}}) {
+    ctx.RecordExact({.case_name = "three_forms", .backend = "cpu",
+                     .params = {{"V", 6}, {"draws", draws}, {"T", temperature}}, .metric = metric,
+                     .unit = unit, .direction = dir, .value = value, .n = draws, .input_hash = input,
+                     .output_hash = h::HashDoubles({value}).Hex()});
+  }
+  return ctx.Judge({h::Estimate::Exact(std::min(p_loop, p_noise)), h::Estimate::Exact(formula_dev)},
+                   h::StrFormat("V = 6, N = %lld per sampler; chi2 p loop %.3g, noise %.3g; ESP/integral vs "
+                                "enumeration %.1e",
+                                static_cast<long long>(draws), p_loop, p_noise, formula_dev));
 }
 
 // ---------------------------------------------------------------------------
@@ -151,27 +132,14 @@ h::Outcome Stability(h::ClaimContext& ctx) {
                                         " seed=" + std::to_string(ctx.seed()))
                                 .Hex();
   for (auto [name, value] : {std::pair{"pf", worst_pf}, std::pair{"softmax", worst_soft}}) {
-    ctx.Record({.case_name = std::string("stability_") + name,
-                .backend = "cpu",
-                .params = {{"trials", trials}, {"V", "2..12"}},
-                .metric = "max_log_ratio_over_bound",
-                .unit = "ratio",
-                .direction = "none",
-                .value = value,
-                .n = trials,
-                .input_hash = input,
-                .output_hash = h::HashDoubles({value}).Hex()});
+    ctx.RecordExact({.case_name = std::string("stability_") + name, .backend = "cpu",
+                     .params = {{"trials", trials}, {"V", "2..12"}}, .metric = "max_log_ratio_over_bound",
+                     .unit = "ratio", .direction = "none", .value = value, .n = trials, .input_hash = input,
+                     .output_hash = h::HashDoubles({value}).Hex()});
   }
-  h::Outcome o;
-  o.value = std::max(worst_pf, worst_soft);
-  char s[160];
-  std::snprintf(s, sizeof s, "%d random (u, u', T), V 2..12, fp64: worst ratio PF %.4f, softmax %.4f",
-                trials, worst_pf, worst_soft);
-  o.setting = s;
-  const bool ok = worst_pf <= 1 + 1e-9 && worst_soft <= 1 + 1e-9;
-  o.verdict = ok ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (!ok) o.reason = "a log-probability ratio exceeds 2 ||du||_inf / T";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(std::max(worst_pf, worst_soft))},
+                   h::StrFormat("%d random (u, u', T), V 2..12, fp64: worst ratio PF %.4f, softmax %.4f",
+                                trials, worst_pf, worst_soft));
 }
 
 // ---------------------------------------------------------------------------
@@ -247,25 +215,17 @@ h::Outcome Quality(h::ClaimContext& ctx) {
     diff.push_back(nll[1] - nll[0]);
     ctx.Progress(double(d + 1) / corpus.nonmembers.size());
   }
-  const auto ci = h::BootstrapCi(diff, [](std::span<const double> s) { return h::Mean(s); }, 0.95,
-                                 2000, ctx.seed());
+  const auto ci = h::MeanBootstrapCi(diff, ctx.seed());
   const double mean_diff = h::Mean(diff);
   const std::string input =
       h::Xxh3_128(corpus.content_hash + " trials=" + std::to_string(trials)).Hex();
   auto record = [&](const char* case_name, const char* metric, double value, const char* unit,
                     int64_t n, std::optional<double> lo = {}, std::optional<double> hi = {}) {
-    ctx.Record({.case_name = case_name,
-                .backend = "cpu",
-                .params = {{"trials", trials}, {"lm", "kn3 V=1024"}, {"gen_len", gen_len}},
-                .metric = metric,
-                .unit = unit,
-                .direction = "none",
-                .value = value,
-                .ci_low = lo,
-                .ci_high = hi,
-                .n = n,
-                .input_hash = input,
-                .output_hash = h::HashDoubles({value}).Hex()});
+    h::Result r{.case_name = case_name, .backend = "cpu",
+                .params = {{"trials", trials}, {"lm", "kn3 V=1024"}, {"gen_len", gen_len}}, .metric = metric,
+                .unit = unit, .direction = "none", .value = value, .ci_low = lo, .ci_high = hi, .n = n,
+                .input_hash = input, .output_hash = h::HashDoubles({value}).Hex()};
+    lo ? ctx.RecordEstimate(std::move(r)) : ctx.RecordExact(std::move(r));
   };
   record("suboptimality", "max_E_pf_minus_E_softmax", worst_excess, "logit", trials);
   record("suboptimality", "min_softmax_over_pf_ratio", min_ratio, "ratio", trials);
@@ -273,27 +233,12 @@ h::Outcome Quality(h::ClaimContext& ctx) {
   record("nll_vs_entropy", "max_E_pf_nll_minus_entropy", worst_nll_excess, "nats", trials);
   record("lm_text_nll", "mean_nll_softmax_minus_pf", mean_diff, "nats/token",
          static_cast<int64_t>(diff.size()), ci.low, ci.high);
-  h::Outcome o;
-  o.value = mean_diff;
-  o.ci_low = ci.low;
-  o.ci_high = ci.high;
-  char s[260];
-  std::snprintf(s, sizeof s,
-                "%d random u (V 2..12): E_PF - E_soft <= %.2e, ratio in [%.3f, %.3f], "
-                "NLL - H <= %.2e; KN-3 LM, %zu prompts x %zu tokens: NLL_soft - NLL_PF",
-                trials, worst_excess, min_ratio, max_ratio, worst_nll_excess, diff.size(), gen_len);
-  o.setting = s;
-  const bool exact_ok = worst_excess <= 1e-12 && max_ratio <= 2 + 1e-9 && worst_nll_excess <= 1e-12;
-  const h::Verdict lm_verdict = h::AtLeast(ci.low, ci.high, 0.0);
-  if (!exact_ok) {
-    o.verdict = h::Verdict::kNotReproduced;
-    o.reason = "an fp64 inequality failed (E_PF > E_soft, ratio > 2 or NLL > H)";
-  } else {
-    o.verdict = lm_verdict;
-    if (lm_verdict == h::Verdict::kInconclusive) o.reason = "the perplexity-gap CI straddles 0";
-    if (lm_verdict == h::Verdict::kNotReproduced) o.reason = "PF text NLL is not below softmax's";
-  }
-  return o;
+  return ctx.Judge({h::Estimate::Ci(mean_diff, ci.low, ci.high), h::Estimate::Exact(worst_excess),
+                    h::Estimate::Exact(max_ratio), h::Estimate::Exact(worst_nll_excess)},
+                   h::StrFormat("%d random u (V 2..12): E_PF - E_soft <= %.2e, ratio in [%.3f, %.3f], "
+                                "NLL - H <= %.2e; KN-3 LM, %zu prompts x %zu tokens: NLL_soft - NLL_PF",
+                                trials, worst_excess, min_ratio, max_ratio, worst_nll_excess, diff.size(),
+                                gen_len));
 }
 
 // ---------------------------------------------------------------------------
@@ -310,22 +255,13 @@ h::Outcome WatermarkDistribution(h::ClaimContext& ctx) {
     ++counts[ref::WatermarkedSample(ref::Watermark::kPf,
                                     {.key = ctx.seed() * 7919 + static_cast<uint64_t>(k), .context = 4},
                                     u, 1.0, context, 4, 0)];
-  const double p = ChiSquareP(counts, exact);
-  ctx.Record({.case_name = "watermark_over_keys",
-              .backend = "cpu",
-              .params = {{"V", 8}, {"keys", keys}, {"m", 4}},
-              .metric = "chi2_p_vs_exact_pf",
-              .unit = "p",
-              .value = p,
-              .n = keys,
-              .input_hash = h::Xxh3_128("P4 seed=" + std::to_string(ctx.seed())).Hex(),
-              .output_hash = h::HashDoubles({p}).Hex()});
-  h::Outcome o;
-  o.value = p;
-  o.setting = std::to_string(keys) + " keys, one fixed context, V = 8";
-  o.verdict = p > 1e-3 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (p <= 1e-3) o.reason = "token frequencies over keys differ from exact PF";
-  return o;
+  const double p = h::ChiSquareGoodnessOfFit(counts, exact, kNoPooling).p_value;
+  ctx.RecordExact({.case_name = "watermark_over_keys", .backend = "cpu",
+                   .params = {{"V", 8}, {"keys", keys}, {"m", 4}}, .metric = "chi2_p_vs_exact_pf",
+                   .unit = "p", .value = p, .n = keys,
+                   .input_hash = h::Xxh3_128("P4 seed=" + std::to_string(ctx.seed())).Hex(),
+                   .output_hash = h::HashDoubles({p}).Hex()});
+  return ctx.Judge({h::Estimate::Exact(p)}, std::to_string(keys) + " keys, one fixed context, V = 8");
 }
 
 // ---------------------------------------------------------------------------
@@ -351,50 +287,32 @@ h::Outcome NullCalibration(h::ClaimContext& ctx) {
     fp_rep_dedup += ref::Detect(ref::Watermark::kPf, params, rep, ref::Dedup::kContext).p_value < kAlpha;
   }
   const double fpr = double(fp_dedup) / texts;
-  const double band = 2.6 * std::sqrt(kAlpha * (1 - kAlpha) / texts);  // 0.0026 at 1e4
+  const double sd = std::sqrt(kAlpha * (1 - kAlpha) / texts), band = 2.6 * sd;  // band 0.0026 at 1e4
   const auto ks = h::KsTest(p_dedup, [](double x) { return std::clamp(x, 0.0, 1.0); });
   const double fpr_rep = double(fp_rep_nodedup) / texts, fpr_rep_dedup = double(fp_rep_dedup) / texts;
   const std::string input =
       h::Xxh3_128("P5 texts=" + std::to_string(texts) + " seed=" + std::to_string(ctx.seed()))
           .Hex();
   auto record = [&](const char* case_name, const char* metric, double value, const char* unit) {
+    h::Result r{.case_name = case_name, .backend = "cpu",
+                .params = {{"texts", texts}, {"length", length}, {"V", vocab}, {"m", 4}, {"alpha", kAlpha}},
+                .metric = metric, .unit = unit, .value = value, .n = texts, .input_hash = input,
+                .output_hash = h::HashDoubles({value}).Hex()};
+    if (std::string(unit) != "fraction") return ctx.RecordExact(std::move(r));
     const auto ci = h::WilsonInterval(value * texts, texts);
-    const bool is_rate = std::string(unit) == "fraction";
-    ctx.Record(
-        {.case_name = case_name,
-         .backend = "cpu",
-         .params =
-             {{"texts", texts}, {"length", length}, {"V", vocab}, {"m", 4}, {"alpha", kAlpha}},
-         .metric = metric,
-         .unit = unit,
-         .value = value,
-         .ci_low = is_rate ? std::optional<double>(ci.low) : std::nullopt,
-         .ci_high = is_rate ? std::optional<double>(ci.high) : std::nullopt,
-         .n = texts,
-         .input_hash = input,
-         .output_hash = h::HashDoubles({value}).Hex()});
+    r.ci_low = ci.low, r.ci_high = ci.high;
+    ctx.RecordEstimate(std::move(r));
   };
   record("null_random_dedup", "fpr", fpr, "fraction");
   record("null_random_dedup", "ks_p_uniform", ks.p_value, "p");
   record("null_repetitive_no_dedup", "fpr", fpr_rep, "fraction");
   record("null_repetitive_dedup", "fpr", fpr_rep_dedup, "fraction");
-  h::Outcome o;
-  o.value = fpr;
   const auto ci = h::WilsonInterval(fp_dedup, texts);
-  o.ci_low = ci.low;
-  o.ci_high = ci.high;
-  char s[240];
-  std::snprintf(s, sizeof s,
-                "%d random texts of %d tokens, m = 4: FPR %.4f (band +-%.4f), KS p %.3g; "
-                "repeated phrase: FPR %.3f without dedup, %.4f with",
-                texts, length, fpr, band, ks.p_value, fpr_rep, fpr_rep_dedup);
-  o.setting = s;
-  const bool calibrated = std::abs(fpr - kAlpha) <= band && ks.p_value > 1e-3;
-  const bool control = fpr_rep > kAlpha + band;
-  o.verdict = calibrated && control ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (!calibrated) o.reason = "FPR outside the band or p-values not uniform";
-  else if (!control) o.reason = "negative control: repetition did not inflate the FPR";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(std::abs(fpr - kAlpha) / sd), h::Estimate::Exact(ks.p_value),
+                    h::Estimate::Check(fpr_rep > kAlpha + band)},
+                   h::StrFormat("%d random texts of %d tokens, m = 4: FPR %.4f [Wilson %.4f, %.4f] (band +-%.4f), "
+                                "KS p %.3g; repeated phrase: FPR %.3f without dedup, %.4f with",
+                                texts, length, fpr, ci.low, ci.high, band, ks.p_value, fpr_rep, fpr_rep_dedup));
 }
 
 // ---------------------------------------------------------------------------
@@ -456,32 +374,17 @@ h::Outcome Power(h::ClaimContext& ctx) {
       for (size_t l = 0; l < lengths.size(); ++l) {
         const auto ci = h::WilsonInterval(tpr[mk][sc][l] * texts, texts);
         all.push_back(tpr[mk][sc][l]);
-        ctx.Record({.case_name = std::string("tpr_") + ref::WatermarkName(marks[mk]),
-                    .backend = "cpu",
-                    .params = {{"entropy_nats", entropy[sc]},
-                               {"length", lengths[l]},
-                               {"texts", texts},
-                               {"V", vocab},
-                               {"alpha", kAlpha}},
-                    .metric = "tpr_at_alpha",
-                    .unit = "fraction",
-                    .direction = "higher",
-                    .value = tpr[mk][sc][l],
-                    .ci_low = ci.low,
-                    .ci_high = ci.high,
-                    .n = texts,
-                    .input_hash = input,
-                    .output_hash = h::HashDoubles({tpr[mk][sc][l]}).Hex()});
+        ctx.RecordEstimate({.case_name = std::string("tpr_") + ref::WatermarkName(marks[mk]), .backend = "cpu",
+                            .params = {{"entropy_nats", entropy[sc]}, {"length", lengths[l]}, {"texts", texts},
+                                       {"V", vocab}, {"alpha", kAlpha}},
+                            .metric = "tpr_at_alpha", .unit = "fraction", .direction = "higher",
+                            .value = tpr[mk][sc][l], .ci_low = ci.low, .ci_high = ci.high, .n = texts,
+                            .input_hash = input, .output_hash = h::HashDoubles({tpr[mk][sc][l]}).Hex()});
       }
-  ctx.Record({.case_name = "tpr_pf_deterministic_lm",
-              .backend = "cpu",
-              .params = {{"length", max_len}, {"texts", texts}, {"alpha", kAlpha}},
-              .metric = "tpr_at_alpha",
-              .unit = "fraction",
-              .value = det_tpr,
-              .n = texts,
-              .input_hash = input,
-              .output_hash = h::HashDoubles({det_tpr}).Hex()});
+  ctx.RecordExact({.case_name = "tpr_pf_deterministic_lm", .backend = "cpu",
+                   .params = {{"length", max_len}, {"texts", texts}, {"alpha", kAlpha}},
+                   .metric = "tpr_at_alpha", .unit = "fraction", .value = det_tpr, .n = texts,
+                   .input_hash = input, .output_hash = h::HashDoubles({det_tpr}).Hex()});
   // PF: TPR non-decreasing along length (per entropy) and along entropy (per
   // length), up to 2 binomial SDs; the corners differ by a clear margin; the
   // deterministic LM stays at alpha (within 3 SDs of alpha).
@@ -498,20 +401,11 @@ h::Outcome Power(h::ClaimContext& ctx) {
              hi_ci = h::WilsonInterval(pf.back().back() * texts, texts);
   const bool spread = hi_ci.low > lo_ci.high;
   const bool det_ok = det_tpr <= kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / texts);
-  h::Outcome o;
-  o.value = pf.back().back() - pf[0][0];
-  char s[300];
-  std::snprintf(s, sizeof s,
-                "%d texts per cell, V = 256, entropy %.2f/%.2f/%.2f nats, n = 25..200: PF TPR %.2f -> %.2f; "
-                "at n = 100, H = %.2f: PF %.2f, Gumbel %.2f, KGW %.2f; deterministic %.3f",
-                texts, entropy[0], entropy[1], entropy[2], pf[0][0], pf.back().back(), entropy[1],
-                tpr[0][1][2], tpr[1][1][2], tpr[2][1][2], det_tpr);
-  o.setting = s;
-  o.verdict = monotone && spread && det_ok ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (!monotone) o.reason = "PF TPR fell with length or entropy beyond noise";
-  else if (!spread) o.reason = "TPR at high entropy and length not clearly above low/short";
-  else if (!det_ok) o.reason = "deterministic LM detected above alpha";
-  return o;
+  return ctx.Judge({h::Estimate::Check(monotone), h::Estimate::Check(spread), h::Estimate::Check(det_ok)},
+                   h::StrFormat("%d texts per cell, V = 256, entropy %.2f/%.2f/%.2f nats, n = 25..200: PF TPR "
+                                "%.2f -> %.2f; at n = 100, H = %.2f: PF %.2f, Gumbel %.2f, KGW %.2f; deterministic %.3f",
+                                texts, entropy[0], entropy[1], entropy[2], pf[0][0], pf.back().back(), entropy[1],
+                                tpr[0][1][2], tpr[1][1][2], tpr[2][1][2], det_tpr));
 }
 
 // ---------------------------------------------------------------------------
@@ -541,132 +435,108 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
     }
   }
   const std::string name(h::BackendName(backend));
-  ctx.Record({.case_name = "token_agreement",
-              .backend = name,
-              .params = {{"batch", batch}, {"V", v}, {"noises", "greedy,pf,softmax"}},
-              .metric = "mismatched_tokens",
-              .unit = "tokens",
-              .direction = "lower",
-              .value = static_cast<double>(mismatches),
-              .n = total,
-              .input_hash = h::Xxh3_128("P7/P8 seed=" + std::to_string(ctx.seed()) +
-                                        " batch=" + std::to_string(batch))
-                                .Hex(),
-              .output_hash = h::HashDoubles(tokens).Hex()});
-  h::Outcome o;
-  o.value = static_cast<double>(mismatches);
-  o.setting = std::to_string(total) + " rows of V = 131072 fp32 logits (greedy, PF, softmax)";
-  o.verdict = mismatches == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  if (mismatches != 0) o.reason = name + " picked a token the fp64 reference did not";
-  return o;
+  ctx.RecordExact({.case_name = "token_agreement", .backend = name,
+                   .params = {{"batch", batch}, {"V", v}, {"noises", "greedy,pf,softmax"}},
+                   .metric = "mismatched_tokens", .unit = "tokens", .direction = "lower",
+                   .value = static_cast<double>(mismatches), .n = total,
+                   .input_hash = h::Xxh3_128("P7/P8 seed=" + std::to_string(ctx.seed()) +
+                                             " batch=" + std::to_string(batch)).Hex(),
+                   .output_hash = h::HashDoubles(tokens).Hex()});
+  return ctx.Judge({h::Estimate::Exact(static_cast<double>(mismatches))},
+                   std::to_string(total) + " rows of V = 131072 fp32 logits (greedy, PF, softmax)");
 }
 
 h::Outcome CpuAgreement(h::ClaimContext& ctx) { return AgreementOn(h::Backend::kCpu, ctx); }
 h::Outcome CudaAgreement(h::ClaimContext& ctx) { return AgreementOn(h::Backend::kCuda, ctx); }
 
 CB_REGISTER_CLAIM(kCpuAgreement,
-                  {.id = "pf.P7",
-                   .suite = "pf",
-                   .paper = "claimbench pf",
-                   .section = "DESIGN §3",
+                  {.id = "pf.P7", .paper = "claimbench pf", .section = "DESIGN §3",
                    .statement = "the CPU fast sampler (paired Philox, log skipped by an exponent "
                                 "bound) picks exactly the fp64 reference's tokens",
-                   .paper_value = "-",
-                   .paper_setting = "-",
-                   .metric = "mismatched tokens",
-                   .criterion = "0"},
+                   .paper_value = "-", .paper_setting = "-", .metric = "mismatched tokens",
+                   .criterion = h::Equals(0, "mismatched tokens")},
                   CpuAgreement);
 
 CB_REGISTER_CLAIM(kCudaAgreement,
-                  {.id = "pf.P8",
-                   .suite = "pf",
-                   .paper = "claimbench pf",
-                   .section = "DESIGN §3",
+                  {.id = "pf.P8", .paper = "claimbench pf", .section = "DESIGN §3",
                    .statement = "the fused CUDA noise + argmax sampler picks exactly the fp64 "
                                 "reference's tokens",
-                   .paper_value = "-",
-                   .paper_setting = "-",
-                   .metric = "mismatched tokens",
-                   .criterion = "0",
+                   .paper_value = "-", .paper_setting = "-", .metric = "mismatched tokens",
+                   .criterion = h::Equals(0, "mismatched tokens"),
                    .requirements = {.gpu = true}},
                   CudaAgreement);
 
 CB_REGISTER_CLAIM(kThreeForms,
                   {.id = "pf.P1",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§3, Alg. 1 and its report-noisy-max form",
                    .statement = "The permute-and-flip loop, argmax(u/T + Exp(1) noise) and the exact "
                                 "elementary-symmetric / integral formulas give the same distribution",
                    .paper_value = "equivalent by construction (brief's check: enumeration error < 1e-12)",
                    .paper_setting = "any logits",
                    .metric = "min chi-square p over the two samplers vs the exact formula",
-                   .criterion = "both p > 1e-3 and |ESP - enum|, |integral - enum| < 1e-12"},
+                   .criterion = h::AllOf({h::AtLeast(1e-3, "min chi-square p (loop, noise)"),
+                                          h::AtMost(1e-12, "max |ESP - enum|, |integral - enum|")})},
                   ThreeFormsAgree);
 
 CB_REGISTER_CLAIM(kStability,
                   {.id = "pf.P2",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§3, stability theorem",
                    .statement = "|log P(y|u) - log P(y|u')| <= 2 ||u - u'||_inf / T for PF and softmax",
                    .paper_value = "bound holds (brief's fp64 check: worst 0.989 of the bound)",
                    .paper_setting = "any logits; 3000 random vectors, V <= 12 in the brief",
                    .metric = "worst log-ratio / bound over random (u, u', T)",
-                   .criterion = "<= 1 + 1e-9 for both decoders"},
+                   .criterion = h::AtMost(1 + 1e-9, "worst log-ratio / bound, PF and softmax (1e-9 slack)")},
                   Stability);
 
 CB_REGISTER_CLAIM(kQuality,
                   {.id = "pf.P3",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§3, quality theorem; Table 2 (PPL)",
                    .statement = "E_PF[u* - u_y] <= E_soft[u* - u_y] <= 2 E_PF (\"up to 2x better\"), "
                                 "E_PF[NLL] <= H at T = 1, and PF text has lower perplexity than softmax",
                    .paper_value = "ratio in [1.009, 2.000] (brief's check); Table 2 PPL not retrieved",
                    .paper_setting = "Llama-2-7B, C4 prefixes, T = 1, 256 tokens (Table 2)",
                    .metric = "mean per-token NLL(softmax) - NLL(PF) on a KN-3 LM [bootstrap CI]",
-                   .criterion = "fp64 inequalities hold on every vector; CI of the NLL gap > 0"},
+                   .criterion = h::AllOf({h::AtLeast(0, "NLL(softmax) - NLL(PF) CI"),
+                                          h::AtMost(1e-12, "max E_PF - E_soft"),
+                                          h::AtMost(2 + 1e-9, "max E_soft / E_PF (1e-9 slack)"),
+                                          h::AtMost(1e-12, "max E_PF[NLL] - H")})},
                   Quality);
 
 CB_REGISTER_CLAIM(kWatermarkDistribution,
                   {.id = "pf.P4",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§4, PF watermark (Alg. 2)",
                    .statement = "Over random keys, the PF watermark's token is exactly PF-distributed",
                    .paper_value = "distribution-preserving (theorem)",
                    .paper_setting = "any logits",
                    .metric = "chi-square p, token frequencies over keys vs exact PF",
-                   .criterion = "p > 1e-3"},
+                   .criterion = h::AtLeast(1e-3, "chi-square p")},
                   WatermarkDistribution);
 
 CB_REGISTER_CLAIM(kNullCalibration,
                   {.id = "pf.P5",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§4, detection (Gamma(n', 1) null)",
                    .statement = "With context de-duplication the Gamma tail p-value is calibrated; "
                                 "repetitive text without de-duplication inflates the FPR",
                    .paper_value = "FPR = alpha by the Gamma(n - m, 1) null",
                    .paper_setting = "alpha = 0.01",
-                   .metric = "FPR at alpha = 0.01 over unwatermarked random texts [Wilson CI]",
-                   .criterion = "|FPR - 0.01| <= 2.6 sqrt(0.01 0.99 / N) (0.0026 at N = 1e4), KS "
-                                "p > 1e-3, and the repetitive control's FPR above that band"},
+                   .metric = "|FPR - 0.01| in binomial SDs sqrt(0.01 0.99 / N), FPR at alpha = 0.01 over "
+                             "unwatermarked random texts",
+                   .criterion = h::AllOf({h::AtMost(2.6, "|FPR - 0.01| / sqrt(0.01 0.99 / N)"),
+                                          h::AtLeast(1e-3, "KS p of the null p-values"),
+                                          h::Holds("the repetitive control's FPR lies above 0.01 + 2.6 SD")})},
                   NullCalibration);
 
 CB_REGISTER_CLAIM(kPower,
                   {.id = "pf.P6",
-                   .suite = "pf",
-                   .paper = kPaper,
                    .section = "§5, Table 2 (TPR at 1% FPR)",
                    .statement = "PF watermark detection power rises with entropy and with length; "
                                 "a deterministic LM is undetectable (TPR ~ alpha)",
                    .paper_value = "Table 2 TPR values not retrieved (brief: take from the PDF)",
                    .paper_setting = "Llama-2-7B, 256 tokens, m = 4, T = 1",
-                   .metric = "PF TPR(high entropy, n = 200) - TPR(low entropy, n = 25)",
-                   .criterion = "monotone within 2 SD, corner Wilson CIs disjoint, deterministic "
-                                "TPR <= alpha + 3 SD"},
+                   .metric = "PF TPR monotone in entropy and length (1 = holds); TPRs in the setting",
+                   .criterion = h::AllOf({h::Holds("PF TPR monotone in length and entropy within 2 SD"),
+                                          h::Holds("corner Wilson CIs disjoint"),
+                                          h::Holds("deterministic TPR <= alpha + 3 SD")})},
                   Power);
 
 }  // namespace

@@ -9,7 +9,7 @@
 //     (generators/corpora.h, seed S), then writes `count` continuations of
 //     `length` tokens after 4-token prompts, one JSON object a line:
 //     {"prompt": [...], "tokens": [...], "text": "..."} (tokens include the
-//     prompt). Written to FILE.tmp-*, then renamed.
+//     prompt). Written to a temporary file, then renamed (harness/atomic_file.h).
 //     The watermark fixes the decoder: pf -> pf, gumbel -> softmax,
 //     kgw -> softmax with KGW's bias (gamma 0.5, delta 2).
 //   detect --watermark pf|gumbel|kgw --key K --m 4 --dedup context|context-token|none
@@ -24,13 +24,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "generators/corpora.h"
+#include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
 #include "reference/lm/kn_lm.h"
 #include "reference/pf/pf.h"
@@ -132,18 +132,7 @@ int RunGenText(const GenTextOptions& o) {
                           {"text", corpus.lexicon.Render(text)}};
     lines += row.dump() + "\n";
   }
-  std::random_device rd;
-  const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(rd()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << lines;
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + tmp.string());
-    }
-  }
-  fs::rename(tmp, out);
+  cb::harness::WriteFileAtomically(out.string(), lines);
   std::printf("%s: %d texts of %d tokens, decoder %s, watermark %s\n", o.out.c_str(), o.count,
               o.length, o.decoder.c_str(), o.watermark.c_str());
   return kExitOk;

@@ -18,10 +18,10 @@
 // the one pf_test.cpp covers); the detection tests run everywhere.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <vector>
 
+#include "fixtures/fresh_seed.h"
 #include "harness/philox.h"
 #include "harness/random.h"
 #include "reference/pf/pf.h"
@@ -35,17 +35,12 @@ namespace {
 namespace h = cb::harness;
 namespace ref = cb::ref::pf;
 
-uint64_t FreshSeed() {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
 #define SKIP_WITHOUT_AVX512() \
   if (!CpuHasAvx512()) GTEST_SKIP() << "this CPU lacks AVX-512 F/DQ/CD/VL/BW"
 
 TEST(PfSimd, PhiloxPairWordsBitIdentical) {
   SKIP_WITHOUT_AVX512();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   h::Rng rng(seed, 1);
   for (int trial = 0; trial < 200; ++trial) {
     const uint64_t key = rng.NextU64(), stream = rng.NextU64();
@@ -61,8 +56,7 @@ TEST(PfSimd, PhiloxPairWordsBitIdentical) {
 
 TEST(PfSimd, PhiloxGatherWordsBitIdentical) {
   SKIP_WITHOUT_AVX512();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   h::Rng rng(seed, 2);
   const int64_t n = 4099;
   std::vector<uint64_t> streams(n), indices(n), got(n);
@@ -110,8 +104,7 @@ int64_t Reference(const std::vector<float>& x, double t, Noise noise, uint64_t k
 
 TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
   SKIP_WITHOUT_AVX512();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   h::Rng rng(seed, 3);
   const double temperatures[] = {1.0, 0.7, 0.25, 1.5, 4.0};
   for (int trial = 0; trial < 60; ++trial) {
@@ -136,8 +129,7 @@ TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
 
 TEST(PfSimd, GreedyAndInputScanMatchScalar) {
   SKIP_WITHOUT_AVX512();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   h::Rng rng(seed, 4);
   for (int trial = 0; trial < 40; ++trial) {
     const int64_t v = 1 + static_cast<int64_t>(rng.NextU64() % 5000);
@@ -181,9 +173,7 @@ std::vector<int32_t> Text(h::Rng& rng, int64_t n, int32_t vocab) {
 }
 
 TEST(PfDetectCpu, MatchesReferenceOnFreshTexts) {
-  const uint64_t seed = static_cast<uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   h::Rng rng(seed, 5);
   const int64_t lengths[] = {1, 4, 5, 37, 300, 5000, 40000};
   for (int64_t n : lengths) {

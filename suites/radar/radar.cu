@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/device_buffer.cuh"
 #include "suites/radar/radar_cuda.h"
 
 namespace cb::radar::cuda {
@@ -34,16 +35,18 @@ constexpr int kChunk = 256;     // tokens per split-K block
 constexpr int kMaxD = 256;      // head dimension held in shared memory
 constexpr int kKeysPerBlock = 32;
 
+using cb::harness::DeviceBuffer;
+
+// Makes `buf` hold at least `need` elements (growing to max(need, 2 cap + 1)),
+// keeping its first `keep`.
 template <typename T>
-void Grow(T*& p, int64_t& cap, int64_t need, int64_t keep) {
+void Grow(DeviceBuffer<T>& buf, int64_t need, int64_t keep) {
+  const int64_t cap = static_cast<int64_t>(buf.size());
   if (need <= cap) return;
-  const int64_t next = std::max(need, 2 * cap + 1);
-  T* q = nullptr;
-  CB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&q), static_cast<size_t>(next) * sizeof(T)));
-  if (p && keep > 0) CB_CUDA_CHECK(cudaMemcpy(q, p, keep * sizeof(T), cudaMemcpyDeviceToDevice));
-  if (p) CB_CUDA_CHECK_NOEXCEPT(cudaFree(p));
-  p = q;
-  cap = next;
+  DeviceBuffer<T> next(static_cast<size_t>(std::max(need, 2 * cap + 1)));
+  if (buf.data() != nullptr && keep > 0)
+    CB_CUDA_CHECK(cudaMemcpy(next.data(), buf.data(), keep * sizeof(T), cudaMemcpyDeviceToDevice));
+  buf = std::move(next);
 }
 
 // Keys [first, first + n): per block, the max of e+ and of e- over its keys.
@@ -277,52 +280,46 @@ __global__ void merge_kernel(const float* __restrict__ part_m, const float* __re
 
 }  // namespace
 
+// Every device array grows on demand (Grow); its size() is its capacity.
 struct State {
   int d = 0, D = 0;
-  float* omega = nullptr;
-  float *keys = nullptr, *values = nullptr;
-  int64_t t = 0, kv_cap = 0, kv_cap_v = 0;
-  float* summaries = nullptr;
-  int64_t n_seg = 0, sum_cap = 0;
-  float *scratch = nullptr, *phi = nullptr, *part = nullptr, *q = nullptr, *out = nullptr;
-  int64_t scratch_cap = 0, phi_cap = 0, part_cap = 0, q_cap = 0, out_cap = 0;
-  int64_t* idx = nullptr;
-  int64_t idx_cap = 0;
+  DeviceBuffer<float> omega;
+  DeviceBuffer<float> keys, values;
+  int64_t t = 0;
+  DeviceBuffer<float> summaries;
+  int64_t n_seg = 0;
+  DeviceBuffer<float> scratch, phi, part, q, out;
+  DeviceBuffer<int64_t> idx;
 };
 
-void StateDeleter::operator()(State* s) const {
-  for (float* p : {s->omega, s->keys, s->values, s->summaries, s->scratch, s->phi, s->part, s->q, s->out})
-    if (p) CB_CUDA_CHECK_NOEXCEPT(cudaFree(p));
-  if (s->idx) CB_CUDA_CHECK_NOEXCEPT(cudaFree(s->idx));
-  delete s;
-}
+void StateDeleter::operator()(State* s) const { delete s; }
 
 StatePtr Create(const float* omega, int d, int D) {
   if (d > kMaxD) throw std::invalid_argument("radar cuda: d above 256 is not supported");
   StatePtr s(new State);
   s->d = d, s->D = D;
-  int64_t cap = 0;
-  Grow(s->omega, cap, int64_t{d} * D, 0);
-  CB_CUDA_CHECK(cudaMemcpy(s->omega, omega, sizeof(float) * d * D, cudaMemcpyHostToDevice));
+  Grow(s->omega, int64_t{d} * D, 0);
+  CB_CUDA_CHECK(cudaMemcpy(s->omega.data(), omega, sizeof(float) * d * D, cudaMemcpyHostToDevice));
   return s;
 }
 
 void Append(State& s, const float* keys, const float* values, int64_t n) {
   const int64_t need = (s.t + n) * s.d, keep = s.t * s.d;
-  Grow(s.keys, s.kv_cap, need, keep);
-  Grow(s.values, s.kv_cap_v, need, keep);
-  CB_CUDA_CHECK(cudaMemcpy(s.keys + keep, keys, sizeof(float) * n * s.d, cudaMemcpyHostToDevice));
-  CB_CUDA_CHECK(cudaMemcpy(s.values + keep, values, sizeof(float) * n * s.d, cudaMemcpyHostToDevice));
+  Grow(s.keys, need, keep);
+  Grow(s.values, need, keep);
+  CB_CUDA_CHECK(cudaMemcpy(s.keys.data() + keep, keys, sizeof(float) * n * s.d, cudaMemcpyHostToDevice));
+  CB_CUDA_CHECK(cudaMemcpy(s.values.data() + keep, values, sizeof(float) * n * s.d, cudaMemcpyHostToDevice));
   s.t += n;
 }
 
 std::pair<double, double> Stabilisers(State& s, int64_t first, int64_t n) {
   const int64_t blocks = (n + kKeysPerBlock - 1) / kKeysPerBlock;
-  Grow(s.scratch, s.scratch_cap, 2 * blocks, 0);
-  stabiliser_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(s.keys, s.omega, s.d, s.D, first, n, s.scratch);
+  Grow(s.scratch, 2 * blocks, 0);
+  stabiliser_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(s.keys.data(), s.omega.data(), s.d, s.D, first, n,
+                                                                   s.scratch.data());
   CB_CUDA_CHECK_LAUNCH();
   std::vector<float> host(static_cast<size_t>(2 * blocks));
-  CB_CUDA_CHECK(cudaMemcpy(host.data(), s.scratch, sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
+  CB_CUDA_CHECK(cudaMemcpy(host.data(), s.scratch.data(), sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
   float mp = -FLT_MAX, mm = -FLT_MAX;
   for (size_t i = 0; i < host.size(); i += 2) mp = std::max(mp, host[i]), mm = std::max(mm, host[i + 1]);
   return {mp, mm};
@@ -330,10 +327,10 @@ std::pair<double, double> Stabilisers(State& s, int64_t first, int64_t n) {
 
 void Summarise(State& s, int64_t first, int64_t count, int64_t c, float s_plus, float s_minus) {
   if (count <= 0) return;
-  Grow(s.summaries, s.sum_cap, (s.n_seg + count) * 2 * s.D, s.n_seg * 2 * s.D);
+  Grow(s.summaries, (s.n_seg + count) * 2 * s.D, s.n_seg * 2 * s.D);
   const dim3 grid(static_cast<unsigned>(count), static_cast<unsigned>((s.D + kThreads - 1) / kThreads));
-  summarise_kernel<<<grid, kThreads>>>(s.keys, s.omega, s.d, s.D, first, c, s_plus, s_minus,
-                                       s.summaries + s.n_seg * 2 * s.D);
+  summarise_kernel<<<grid, kThreads>>>(s.keys.data(), s.omega.data(), s.d, s.D, first, c, s_plus, s_minus,
+                                       s.summaries.data() + s.n_seg * 2 * s.D);
   CB_CUDA_CHECK_LAUNCH();
   s.n_seg += count;
 }
@@ -343,26 +340,26 @@ void ClearSummaries(State& s) { s.n_seg = 0; }
 std::vector<float> Summaries(const State& s) {
   std::vector<float> host(static_cast<size_t>(s.n_seg * 2 * s.D));
   if (!host.empty())
-    CB_CUDA_CHECK(cudaMemcpy(host.data(), s.summaries, sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
+    CB_CUDA_CHECK(cudaMemcpy(host.data(), s.summaries.data(), sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
   return host;
 }
 
 std::vector<int64_t> TopSegments(State& s, const float* q, int64_t k) {
-  Grow(s.q, s.q_cap, s.d, 0);
-  Grow(s.phi, s.phi_cap, 2 * s.D, 0);
-  Grow(s.scratch, s.scratch_cap, s.n_seg, 0);
-  Grow(s.idx, s.idx_cap, k, 0);
-  CB_CUDA_CHECK(cudaMemcpy(s.q, q, sizeof(float) * s.d, cudaMemcpyHostToDevice));
-  phi_query_kernel<<<1, kThreads>>>(s.q, s.omega, s.d, s.D, s.phi);
+  Grow(s.q, s.d, 0);
+  Grow(s.phi, 2 * s.D, 0);
+  Grow(s.scratch, s.n_seg, 0);
+  Grow(s.idx, k, 0);
+  CB_CUDA_CHECK(cudaMemcpy(s.q.data(), q, sizeof(float) * s.d, cudaMemcpyHostToDevice));
+  phi_query_kernel<<<1, kThreads>>>(s.q.data(), s.omega.data(), s.d, s.D, s.phi.data());
   CB_CUDA_CHECK_LAUNCH();
   const int64_t threads = s.n_seg * 32;
-  score_kernel<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads>>>(s.summaries, s.phi, 2 * s.D,
-                                                                                        s.n_seg, s.scratch);
+  score_kernel<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads>>>(
+      s.summaries.data(), s.phi.data(), 2 * s.D, s.n_seg, s.scratch.data());
   CB_CUDA_CHECK_LAUNCH();
-  topk_kernel<<<1, kThreads>>>(s.scratch, s.n_seg, k, s.idx);
+  topk_kernel<<<1, kThreads>>>(s.scratch.data(), s.n_seg, k, s.idx.data());
   CB_CUDA_CHECK_LAUNCH();
   std::vector<int64_t> chosen(static_cast<size_t>(k));
-  CB_CUDA_CHECK(cudaMemcpy(chosen.data(), s.idx, sizeof(int64_t) * k, cudaMemcpyDeviceToHost));
+  CB_CUDA_CHECK(cudaMemcpy(chosen.data(), s.idx.data(), sizeof(int64_t) * k, cudaMemcpyDeviceToHost));
   return chosen;
 }
 
@@ -376,21 +373,22 @@ void AttendSpans(State& s, const float* q, const std::vector<std::pair<int64_t, 
     total += spans[i].second - spans[i].first;
   }
   const int64_t parts = (total + kChunk - 1) / kChunk;
-  Grow(s.idx, s.idx_cap, static_cast<int64_t>(meta.size()), 0);
-  Grow(s.part, s.part_cap, parts * (2 + s.d), 0);
-  Grow(s.q, s.q_cap, s.d, 0);
-  Grow(s.out, s.out_cap, s.d, 0);
-  CB_CUDA_CHECK(cudaMemcpy(s.idx, meta.data(), sizeof(int64_t) * meta.size(), cudaMemcpyHostToDevice));
-  CB_CUDA_CHECK(cudaMemcpy(s.q, q, sizeof(float) * s.d, cudaMemcpyHostToDevice));
-  float* pm = s.part;
-  float* pl = s.part + parts;
-  float* pa = s.part + 2 * parts;
-  attend_chunk_kernel<<<static_cast<unsigned>(parts), kThreads>>>(s.q, s.keys, s.values, s.d, s.idx, s.idx + n_spans,
-                                                                  n_spans, total, pm, pl, pa);
+  Grow(s.idx, static_cast<int64_t>(meta.size()), 0);
+  Grow(s.part, parts * (2 + s.d), 0);
+  Grow(s.q, s.d, 0);
+  Grow(s.out, s.d, 0);
+  CB_CUDA_CHECK(cudaMemcpy(s.idx.data(), meta.data(), sizeof(int64_t) * meta.size(), cudaMemcpyHostToDevice));
+  CB_CUDA_CHECK(cudaMemcpy(s.q.data(), q, sizeof(float) * s.d, cudaMemcpyHostToDevice));
+  float* pm = s.part.data();
+  float* pl = s.part.data() + parts;
+  float* pa = s.part.data() + 2 * parts;
+  attend_chunk_kernel<<<static_cast<unsigned>(parts), kThreads>>>(s.q.data(), s.keys.data(), s.values.data(), s.d,
+                                                                  s.idx.data(), s.idx.data() + n_spans, n_spans,
+                                                                  total, pm, pl, pa);
   CB_CUDA_CHECK_LAUNCH();
-  merge_kernel<<<1, 128>>>(pm, pl, pa, parts, s.d, s.out);
+  merge_kernel<<<1, 128>>>(pm, pl, pa, parts, s.d, s.out.data());
   CB_CUDA_CHECK_LAUNCH();
-  CB_CUDA_CHECK(cudaMemcpy(out, s.out, sizeof(float) * s.d, cudaMemcpyDeviceToHost));
+  CB_CUDA_CHECK(cudaMemcpy(out, s.out.data(), sizeof(float) * s.d, cudaMemcpyDeviceToHost));
 }
 
 void DenseDecode(const float* q, const float* keys, const float* values, int64_t t, int d, float* out) {

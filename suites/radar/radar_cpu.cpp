@@ -23,8 +23,8 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
+#include "harness/parallel.h"
 #include "suites/radar/radar.h"
 #include "suites/radar/radar_cuda.h"
 
@@ -141,8 +141,6 @@ std::vector<std::vector<Span>> Split(const std::vector<Span>& spans, int parts) 
   return out;
 }
 
-int AllCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
 }  // namespace
 
 void AttendSpansCpu(const float* q, const float* keys, const float* values, int d,
@@ -151,18 +149,15 @@ void AttendSpansCpu(const float* q, const float* keys, const float* values, int 
   for (const auto& s : spans) total += s.second - s.first;
   if (total <= 0) throw std::invalid_argument("radar: attention over no tokens");
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  int parts = threads > 0 ? threads : AllCores();
+  int parts = threads > 0 ? threads : h::HardwareThreads();
   parts = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(parts, total / kMinTokensPerThread)));
   const auto pieces = Split(spans, parts);
   std::vector<Partial> partial(static_cast<size_t>(parts));
-  auto work = [&](int i) {
+  // One piece per part (n = threads = parts).
+  h::ParallelFor(parts, parts, [&](int i, int64_t, int64_t) {
     partial[i].acc.assign(static_cast<size_t>(d), 0.0f);
     for (const auto& s : pieces[i]) AttendRange(q, keys, values, d, s.first, s.second, scale, partial[i]);
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < parts; ++i) pool.emplace_back(work, i);
-  work(0);
-  for (auto& th : pool) th.join();
+  });
   float m = -std::numeric_limits<float>::infinity();
   for (const auto& p : partial) m = std::max(m, p.m);
   double l = 0;
@@ -178,10 +173,7 @@ void AttendSpansCpu(const float* q, const float* keys, const float* values, int 
 
 void DenseDecode(h::Backend backend, const float* q, const float* keys, const float* values,
                  int64_t t, int d, float* out) {
-  const auto status = h::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(h::BackendName(backend)) + " unavailable: " + status.reason);
-  }
+  h::RequireAvailable(backend);
   if (t < 1 || d < 1) throw std::invalid_argument("radar: dense decode needs t, d >= 1");
   if (backend == h::Backend::kCpu) return AttendSpansCpu(q, keys, values, d, {{0, t}}, out);
 #if CB_HAVE_CUDA
@@ -409,10 +401,7 @@ struct Cache::Impl {
 };
 
 Cache::Cache(h::Backend backend, const ref::Config& config) : impl_(std::make_unique<Impl>()) {
-  const auto status = h::Availability(backend);
-  if (!status.ok) {
-    throw std::runtime_error(std::string(h::BackendName(backend)) + " unavailable: " + status.reason);
-  }
+  h::RequireAvailable(backend);
   if (config.selection != ref::Selection::kRadar) {
     throw std::invalid_argument("radar: the fast paths implement Radar selection only "
                                 "(the ablations live in reference/radar)");

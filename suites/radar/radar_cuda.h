@@ -2,7 +2,7 @@
 // -----------------------------------------------------------------------------
 // Host-only declarations of the CUDA pieces of the Radar path (radar.cu),
 // called by the backend-neutral organisation in radar_cpu.cpp. Every
-// function throws cb::CudaError on a CUDA failure.
+// function throws cb::harness::CudaError on a CUDA failure.
 #ifndef CB_SUITES_RADAR_RADAR_CUDA_H_
 #define CB_SUITES_RADAR_RADAR_CUDA_H_
 

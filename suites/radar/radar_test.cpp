@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "generators/kv_cache.h"
 #include "harness/random.h"
@@ -29,10 +29,6 @@ namespace ref = cb::ref::radar;
 
 // fp32 attention over <= 2^14 tokens with logits of order 10 against fp64.
 constexpr double kAtol = 1e-4, kRtol = 1e-4;
-
-uint64_t FreshSeed() {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
 
 std::vector<double> Gaussian(size_t n, uint64_t seed, uint64_t stream, double std = 1.0) {
   h::Rng rng(seed, stream);
@@ -169,8 +165,9 @@ TEST(RadarStructure, MultiSegmentAppendsKeepTokenOrder) {
 TEST(RadarDecode, FallsBackToDenseBelowThresholdAndWhenTopkCoversAll) {
   auto cfg = SmallConfig();
   const int64_t t = 400;
-  const auto keys = Gaussian(t * cfg.d, FreshSeed(), 0), vals = Gaussian(t * cfg.d, FreshSeed(), 1);
-  const auto q = Gaussian(cfg.d, FreshSeed(), 2);
+  CB_FRESH_SEED(seed);
+  const auto keys = Gaussian(t * cfg.d, seed, 0), vals = Gaussian(t * cfg.d, seed, 1);
+  const auto q = Gaussian(cfg.d, seed, 2);
   std::vector<double> dense(cfg.d), got(cfg.d);
   ref::DenseDecode(q.data(), keys.data(), vals.data(), t, cfg.d, dense.data());
   cfg.topk = 1000;  // threshold (1000/2)^2 > t: never built
@@ -213,7 +210,8 @@ TEST(RadarDecode, BudgetModeAttendsAtMostSinkBudgetSegmentWindow) {
 TEST(RadarDecode, RadarAndOracleFindAPlantedNeedle) {
   cb::gen::KvCacheParams p{.t = 4096, .d = 32, .needles = 1, .needle_len = 64, .alpha = 6.0,
                            .needle_lo = 1, .needle_hi = 3000};
-  const auto kv = cb::gen::GenerateKvCache(p, FreshSeed());
+  CB_FRESH_SEED(seed);
+  const auto kv = cb::gen::GenerateKvCache(p, seed);
   for (auto sel : {ref::Selection::kRadar, ref::Selection::kOracle}) {
     ref::Config cfg{.d = 32, .window = 64, .aspect = 2, .topk = 4, .selection = sel, .seed = 3};
     ref::Cache cache(cfg);
@@ -306,7 +304,7 @@ class RadarBackendTest : public cb::testing::BackendTest {};
 TEST_P(RadarBackendTest, DenseDecodeMatchesReference) {
   const int d = 64;
   const int64_t t = 40000;  // > 2 x 16384: the split-K path with two parts
-  const uint64_t seed = FreshSeed();
+  CB_FRESH_SEED(seed);
   const auto k = Gaussian(t * d, seed, 0), v = Gaussian(t * d, seed, 1), q = Gaussian(d, seed, 2);
   std::vector<double> want(d);
   ref::DenseDecode(q.data(), k.data(), v.data(), t, d, want.data());
@@ -317,7 +315,7 @@ TEST_P(RadarBackendTest, DenseDecodeMatchesReference) {
 }
 
 TEST_P(RadarBackendTest, CacheMatchesReferenceStepByStep) {
-  const uint64_t seed = FreshSeed();
+  CB_FRESH_SEED(seed);
   cb::gen::KvCacheParams p{.t = 6000, .d = 16, .needles = 2, .needle_len = 40, .alpha = 5.0};
   const auto kv = cb::gen::GenerateKvCache(p, seed);
   ref::Config cfg{.d = 16, .window = 32, .aspect = 2, .topk = 3, .seed = seed};

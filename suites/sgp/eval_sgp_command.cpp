@@ -12,17 +12,13 @@
 // invariance splits, the translation and SE(2) consistency.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "generators/sgp.h"
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
-#include "harness/hash.h"
-#include "harness/progress.h"
+#include "ledger/cli/eval_flow.h"
 #include "reference/sgp/sgp.h"
 #include "suites/sgp/sgp_eval.h"
 
@@ -34,12 +30,10 @@ namespace rs = cb::ref::sgp;
 
 struct EvalSgpOptions {
   std::string predictions;
-  std::string endpoint, model, system = "openai";
-  int count = 50, variants = 0, cad = 0, concurrency = 4, max_tokens = 2048, retries = 5;
-  double timeout_s = 120;
-  uint64_t seed = 20250101;
-  std::string ledger;
-  bool json = false;
+  EndpointOptions endpoint;
+  std::string system = "openai";
+  int count = 50, variants = 0, cad = 0, max_tokens = 2048;
+  EvalRunOptions run{.seed = 20250101};
 };
 
 void PrintScores(const cb::sgp::ModeScores& strict, const cb::sgp::ModeScores& paper) {
@@ -70,34 +64,17 @@ nlohmann::json ScoresJson(const cb::sgp::ModeScores& s) {
   return j;
 }
 
-int Record(const EvalSgpOptions& o, const cb::sgp::ModeScores& strict, const cb::sgp::ModeScores& paper,
-           const nlohmann::json& params, const std::string& input_hash, cb::ledger::Ledger& ledger, int64_t run_id,
-           bool failed) {
-  auto rows = cb::sgp::ScoreRows(strict, rs::Mode::kStrict, params, input_hash);
+EvalScores Scores(const cb::sgp::ModeScores& strict, const cb::sgp::ModeScores& paper, const nlohmann::json& params,
+                  const std::string& input_hash) {
+  EvalScores out{cb::sgp::ScoreRows(strict, rs::Mode::kStrict, params, input_hash), ScoresJson(strict),
+                 ScoresJson(paper), [&strict, &paper] { PrintScores(strict, paper); }};
   const auto more = cb::sgp::ScoreRows(paper, rs::Mode::kPaperCompatible, params, input_hash);
-  rows.insert(rows.end(), more.begin(), more.end());
-  ledger.AddResults(run_id, rows);
-  ledger.FinishRun(run_id, failed ? cb::ledger::RunStatus::kFailed : cb::ledger::RunStatus::kComplete);
-  const auto summary = ledger.GetRun(run_id);
-  if (o.json) {
-    std::cout << nlohmann::json({{"run_id", run_id}, {"run_hash", summary.run_hash}, {"params", params},
-                                 {"strict", ScoresJson(strict)}, {"paper_compatible", ScoresJson(paper)}})
-                     .dump(2)
-              << "\n";
-  } else {
-    PrintScores(strict, paper);
-    std::printf("\nrun %lld %s, run_hash %s\n", static_cast<long long>(run_id), failed ? "failed" : "complete",
-                summary.run_hash.c_str());
-  }
-  return kExitOk;
+  out.rows.insert(out.rows.end(), more.begin(), more.end());
+  return out;
 }
 
 int RunFromPredictions(const EvalSgpOptions& o, const CommandLine& cmdline) {
-  std::ifstream in(o.predictions, std::ios::binary);
-  if (!in) throw UsageError("--predictions " + o.predictions + ": cannot read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = ReadPredictionsFile(o.predictions);
   std::vector<rs::Prediction> preds;
   try {
     preds = rs::ParsePredictions(text, o.predictions);
@@ -107,28 +84,22 @@ int RunFromPredictions(const EvalSgpOptions& o, const CommandLine& cmdline) {
   if (preds.empty()) throw UsageError(o.predictions + ": no predictions");
   const auto strict = cb::sgp::ScoreAll(preds, rs::Mode::kStrict);
   const auto paper = cb::sgp::ScoreAll(preds, rs::Mode::kPaperCompatible);
-  const nlohmann::json params = {{"source", std::filesystem::path(o.predictions).filename().string()},
-                                 {"rows", preds.size()}};
-  auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  const int64_t run_id = ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed));
-  return Record(o, strict, paper, params, cb::harness::Xxh3_128(text).Hex(), ledger, run_id, false);
+  return RecordPredictionRun(o.run, cmdline, o.predictions, text, preds.size(),
+                             [&](const nlohmann::json& params, const std::string& input_hash) {
+                               return Scores(strict, paper, params, input_hash);
+                             });
 }
 
 int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
-  if (o.model.empty()) throw UsageError("--model is required with --endpoint");
+  cb::sgp::EndpointEvalConfig c;
+  c.client = EndpointClientOptions(o.endpoint);
   if (o.count < 1 || o.count > 100000) throw UsageError("--count must be in [1, 100000]");
   if (o.variants < 0 || o.variants > 5) throw UsageError("--variants must be in [0, 5]");
   if (o.cad < 0 || o.cad > 100000) throw UsageError("--cad must be in [0, 100000]");
-  if (o.concurrency < 1 || o.concurrency > 256) throw UsageError("--concurrency must be in [1, 256]");
   if (o.max_tokens < 1) throw UsageError("--max-tokens must be >= 1");
-  cb::sgp::EndpointEvalConfig c;
-  c.client.endpoint = o.endpoint;
-  c.client.concurrency = o.concurrency;
-  c.client.max_retries = o.retries;
-  c.client.timeout_s = o.timeout_s;
-  c.model = o.model;
+  c.model = o.endpoint.model;
   c.max_tokens = o.max_tokens;
-  c.request_seed = o.seed;
+  c.request_seed = o.run.seed;
   if (o.system == "openai") {
     c.system_prompt = rs::kSystemOpenAi;
   } else if (o.system == "open") {
@@ -138,58 +109,36 @@ int RunOnEndpoint(const EvalSgpOptions& o, const CommandLine& cmdline) {
   } else {
     throw UsageError("--system must be openai, open or none, not '" + o.system + "'");
   }
-  c.gen = {.seed = o.seed, .count = o.count, .variants = o.variants};
+  c.gen = {.seed = o.run.seed, .count = o.count, .variants = o.variants};
   c.invariance = o.variants > 0;
   c.cad_count = o.cad;
-  try {
-    cb::harness::ModelClient probe(c.client);  // checks the URL
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  LedgerResponseCache cache(ledger);
-  const int64_t run_id = ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed));
-  cb::harness::ProgressBar bar(1);
   cb::sgp::EndpointEvalOutput out;
-  try {
-    out = cb::sgp::EvaluateEndpoint(c, &cache, [&](int d, int n) {
-      bar.Update(0, static_cast<double>(d) / n, std::to_string(d) + "/" + std::to_string(n) + " requests");
-    });
-  } catch (...) {
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
-    throw;
-  }
-  bar.Clear();
-  const nlohmann::json params = {{"endpoint", o.endpoint},
-                                 {"model", o.model},
-                                 {"max_tokens", o.max_tokens},
-                                 {"temperature", 0},
-                                 {"request_seed", o.seed},
-                                 {"system_prompt", o.system},
-                                 {"generator", gs::kSgpName},
-                                 {"generator_version", gs::kSgpVersion},
-                                 {"generator_params", gs::CanonicalParams(c.gen)},
-                                 {"cad_programs", o.cad}};
-  std::fprintf(stderr, "%d rows, %lld requests sent, %lld answered from the cache\n", out.rows,
-               static_cast<long long>(out.requests_sent), static_cast<long long>(out.cache_hits));
-  if (out.rows_failed == out.rows) {
-    ledger.FinishRun(run_id, cb::ledger::RunStatus::kFailed);
-    throw std::runtime_error("endpoint " + o.endpoint + " gave no usable answer (" +
-                             (out.errors.empty() ? std::string("?") : out.errors[0]) + ")");
-  }
-  const bool failed = out.rows_failed > 0;
-  const int rc =
-      Record(o, out.strict, out.paper, params, cb::harness::Xxh3_128(params.dump()).Hex(), ledger, run_id, failed);
-  if (failed) {
-    for (const auto& e : out.errors) std::fprintf(stderr, "claimbench: %s\n", e.c_str());
-    throw std::runtime_error(std::to_string(out.rows_failed) + " of " + std::to_string(out.rows) +
-                             " rows got no answer; answered requests are cached, rerun to resume");
-  }
-  return rc;
+  EndpointEval e;
+  e.unit = "rows";
+  e.evaluate = [&](cb::harness::ResponseCache* cache, const std::function<void(int, int)>& progress) {
+    out = cb::sgp::EvaluateEndpoint(c, cache, progress);
+    return EndpointTally{out.rows, out.rows_failed, out.requests_sent, out.cache_hits, out.errors};
+  };
+  e.params = [&] {
+    return nlohmann::json{{"endpoint", o.endpoint.endpoint},
+                          {"model", o.endpoint.model},
+                          {"max_tokens", o.max_tokens},
+                          {"temperature", 0},
+                          {"request_seed", o.run.seed},
+                          {"system_prompt", o.system},
+                          {"generator", gs::kSgpName},
+                          {"generator_version", gs::kSgpVersion},
+                          {"generator_params", gs::CanonicalParams(c.gen)},
+                          {"cad_programs", o.cad}};
+  };
+  e.score = [&](const nlohmann::json& params, const std::string& input_hash) {
+    return Scores(out.strict, out.paper, params, input_hash);
+  };
+  return RunEndpointEval(o.run, cmdline, o.endpoint.endpoint, e);
 }
 
 int RunEvalSgp(const EvalSgpOptions& o, const CommandLine& cmdline) {
-  if (o.predictions.empty() == o.endpoint.empty())
+  if (o.predictions.empty() == o.endpoint.endpoint.empty())
     throw UsageError("give exactly one of --predictions FILE or --endpoint URL");
   return o.predictions.empty() ? RunOnEndpoint(o, cmdline) : RunFromPredictions(o, cmdline);
 }
@@ -200,22 +149,16 @@ void AddEvalSgpCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code
   CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
   auto o = std::make_shared<EvalSgpOptions>();
   CLI::App* c = eval->add_subcommand("sgp", "SGP-Bench: score a prediction file, or query a model endpoint");
-  c->add_option("--predictions", o->predictions, "JSONL rows with Answer, Subject, response (optional split, index)");
-  c->add_option("--endpoint", o->endpoint, "OpenAI-compatible base URL (API key from $OPENAI_API_KEY)");
-  c->add_option("--model", o->model, "Model name sent to the endpoint");
+  AddEvalInputOptions(c, &o->predictions, "JSONL rows with Answer, Subject, response (optional split, index)",
+                      &o->endpoint);
   c->add_option("--count", o->count, "Programs to generate")->capture_default_str();
   c->add_option("--variants", o->variants, "Invariance copies per program (0-5; >0 also measures consistency)")
       ->capture_default_str();
   c->add_option("--cad", o->cad, "Also ask the questions of this many CAD programs (split cad)")
       ->capture_default_str();
   c->add_option("--system", o->system, "System prompt: openai, open or none")->capture_default_str();
-  c->add_option("--concurrency", o->concurrency, "Requests in flight")->capture_default_str();
   c->add_option("--max-tokens", o->max_tokens, "max_tokens per answer")->capture_default_str();
-  c->add_option("--retries", o->retries, "Retries per request (429, 5xx, timeouts)")->capture_default_str();
-  c->add_option("--timeout", o->timeout_s, "Seconds per request attempt")->capture_default_str();
-  c->add_option("--seed", o->seed, "Generator and request seed")->capture_default_str();
-  AddLedgerOption(c, &o->ledger);
-  c->add_flag("--json", o->json, "Print the scores as JSON on stdout");
+  AddEvalRunOptions(c, &o->run);
   c->callback([o, cmdline, exit_code] { *exit_code = RunEvalSgp(*o, cmdline); });
 }
 

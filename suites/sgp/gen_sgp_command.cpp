@@ -16,13 +16,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "generators/sgp.h"
 #include "generators/sgp_cad.h"
+#include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
 
@@ -66,11 +66,9 @@ int RunGenSgp(const GenSgpOptions& o) {
   if (!fs::is_directory(parent)) throw UsageError("--out " + o.out + ": parent folder does not exist");
 
   const gs::Dataset d = gs::Generate(o.params);
-  std::random_device rd;
-  const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(rd()));
-  fs::create_directories(tmp / "meta");
-  fs::create_directories(tmp / "programs");
-  try {
+  cb::harness::WriteDirectoryAtomically(out, [&](const fs::path& tmp) {
+    fs::create_directories(tmp / "meta");
+    fs::create_directories(tmp / "programs");
     nlohmann::json files = nlohmann::json::object(), counts = nlohmann::json::object();
     for (const auto& [split, rows] : gs::Splits(d)) {
       files[split + ".jsonl"] = WriteText(tmp / (split + ".jsonl"), Lines(rows));
@@ -111,12 +109,7 @@ int RunGenSgp(const GenSgpOptions& o) {
                                      {"file_hashes", files}};
     if (o.cad > 0) manifest["cad"] = {{"count", o.cad}, {"content_hash", cad_hash}};
     WriteText(tmp / "manifest.json", manifest.dump(2) + "\n");
-    fs::rename(tmp, out);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  });
   size_t questions = 0;
   for (const auto& p : d.programs) questions += p.questions.size();
   std::printf("%s: %d programs, %zu questions (svg.jsonl), %d translated and %d SE(2) variants each, content hash %s\n",

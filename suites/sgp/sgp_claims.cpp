@@ -17,9 +17,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
-#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "harness/hash.h"
 #include "harness/random.h"
 #include "harness/stats.h"
+#include "harness/strings.h"
 #include "reference/sgp/sgp.h"
 #include "suites/sgp/sgp_checks.h"
 #include "suites/sgp/sgp_eval.h"
@@ -39,7 +39,7 @@ namespace h = cb::harness;
 namespace gs = cb::gen::sgp;
 namespace rs = cb::ref::sgp;
 
-constexpr const char* kPaper = "SGP-Bench (Qiu et al.)";
+CB_CLAIM_DEFAULTS({.paper = "SGP-Bench (Qiu et al.)", .paper_setting = "SGP-Bench SVG set"});
 
 nlohmann::json Setting(const gs::Params& p) {
   nlohmann::json j = gs::CanonicalParams(p);
@@ -47,20 +47,18 @@ nlohmann::json Setting(const gs::Params& p) {
   return j;
 }
 
-std::pair<double, double> Wilson(int64_t k, int64_t n, double scale = 1.0) {
-  if (n == 0) return {0, scale};
-  const double z = 1.959963984540054, p = static_cast<double>(k) / n, z2 = z * z / n;
-  const double centre = (p + z2 / 2) / (1 + z2);
-  const double half = z * std::sqrt(p * (1 - p) / n + z2 / (4.0 * n)) / (1 + z2);
-  return {scale * std::max(0.0, centre - half), scale * std::min(1.0, centre + half)};
+// An accuracy in % with its Wilson 95% interval.
+h::Estimate Accuracy(const rs::Tally& s) {
+  const h::Interval ci = h::WilsonInterval(double(s.correct), double(s.n));
+  return h::Estimate::Ci(s.Accuracy(), 100 * ci.low, 100 * ci.high);
 }
 
 void RecordValue(h::ClaimContext& ctx, const std::string& case_name, const std::string& metric,
                  const std::string& unit, double value, int64_t n, const nlohmann::json& params,
                  const std::string& output_hash, const std::string& direction = "higher") {
-  ctx.Record({.case_name = case_name, .backend = "cpu", .params = params, .metric = metric, .unit = unit,
-              .direction = direction, .value = value, .n = n, .input_hash = h::Xxh3_128(params.dump()).Hex(),
-              .output_hash = output_hash});
+  ctx.RecordExact({.case_name = case_name, .backend = "cpu", .params = params, .metric = metric, .unit = unit,
+                   .direction = direction, .value = value, .n = n, .input_hash = h::Xxh3_128(params.dump()).Hex(),
+                   .output_hash = output_hash});
 }
 
 // S1: generating twice gives the same content hash (every split's rows).
@@ -68,11 +66,8 @@ h::Outcome Determinism(h::ClaimContext& ctx) {
   const gs::Params p{.seed = ctx.seed(), .count = ctx.ByProfile(200, 1000, 5000), .variants = 5};
   const std::string a = gs::ContentHash(gs::Generate(p)), b = gs::ContentHash(gs::Generate(p));
   RecordValue(ctx, "determinism", "identical_content_hash", "bool", a == b ? 1 : 0, p.count, Setting(p), a);
-  h::Outcome o;
-  o.verdict = a == b ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  o.value = a == b ? 1 : 0;
-  o.setting = std::to_string(p.count) + " programs with 5 + 5 variants, generated twice; content hash " + a;
-  return o;
+  return ctx.Judge({h::Estimate::Check(a == b)},
+                   std::to_string(p.count) + " programs with 5 + 5 variants, generated twice; content hash " + a);
 }
 
 // S2: render(T.P) ~ T.render(P), IoU >= 0.98 for every variant; no drawing
@@ -91,16 +86,11 @@ h::Outcome RendererAgreement(h::ClaimContext& ctx) {
               static_cast<int64_t>(ious.size()), params, out);
   RecordValue(ctx, "renderer_agreement", "renders_touching_border", "count", rep.touching_border,
               p.count * 11, params, out, "lower");
-  h::Outcome o;
-  o.value = std::min(rep.min_iou_translated, rep.min_iou_rotated);
-  o.verdict = *o.value >= 0.98 && rep.touching_border == 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  char setting[200];
-  std::snprintf(setting, sizeof setting,
-                "%d programs x (5 translated + 5 SE(2)) rendered by librsvg at 256x256; min IoU T %.4f, SE(2) %.4f",
-                p.count, rep.min_iou_translated, rep.min_iou_rotated);
-  o.setting = setting;
-  if (rep.touching_border) o.reason = std::to_string(rep.touching_border) + " renders touch the border";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(std::min(rep.min_iou_translated, rep.min_iou_rotated)),
+                    h::Estimate::Exact(rep.touching_border)},
+                   h::StrFormat("%d programs x (5 translated + 5 SE(2)) rendered by librsvg at 256x256; "
+                                "min IoU T %.4f, SE(2) %.4f",
+                                p.count, rep.min_iou_translated, rep.min_iou_rotated));
 }
 
 // S3: the raster oracle agrees with the answer key on every question it covers.
@@ -128,16 +118,15 @@ h::Outcome OracleAgreement(h::ClaimContext& ctx) {
                 h::Xxh3_128(std::to_string(t.agreed) + "/" + std::to_string(t.asked)).Hex());
   }
   const int asked = rep.total.asked + cad_rep.total.asked, agreed = rep.total.agreed + cad_rep.total.agreed;
-  h::Outcome o;
-  o.value = asked ? 100.0 * agreed / asked : 0;
-  o.verdict = asked > 0 && agreed == asked ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  o.setting = std::to_string(rep.total.asked) + " SVG Color/Count/Shape/Reasoning questions on " +
-              std::to_string(p.count) + " programs and their variants, " + std::to_string(cad_rep.total.asked) +
-              " CAD Count/Shape/Reasoning questions on " + std::to_string(cad) +
-              " three-view drawings (Semantics is not answerable from pixels)";
-  if (!rep.problems.empty()) o.reason = rep.problems.front();
-  if (!cad_rep.problems.empty()) o.reason = cad_rep.problems.front();
-  return o;
+  std::string setting = std::to_string(rep.total.asked) + " SVG Color/Count/Shape/Reasoning questions on " +
+                        std::to_string(p.count) + " programs and their variants, " +
+                        std::to_string(cad_rep.total.asked) + " CAD Count/Shape/Reasoning questions on " +
+                        std::to_string(cad) + " three-view drawings (Semantics is not answerable from pixels)";
+  for (const auto& problems : {rep.problems, cad_rep.problems}) {
+    if (!problems.empty()) setting += "; first disagreement: " + problems.front();
+  }
+  // 100 * agreed / asked is exactly 100 iff agreed == asked > 0.
+  return ctx.Judge({h::Estimate::Exact(asked ? 100.0 * agreed / asked : 0)}, setting);
 }
 
 // S4: answer letters uniform over A-D per subject (chi-square, 3 df).
@@ -159,11 +148,8 @@ h::Outcome LetterBalance(h::ClaimContext& ctx) {
     RecordValue(ctx, "letter_balance", "chi_square_p", "p", pv, static_cast<int64_t>(n), ps,
                 h::Xxh3_128(nlohmann::json(c).dump()).Hex());
   }
-  h::Outcome o;
-  o.value = min_p;
-  o.verdict = min_p >= 0.001 / 5 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  o.setting = std::to_string(p.count) + " programs; letters assigned in shuffled blocks of four per subject";
-  return o;
+  return ctx.Judge({h::Estimate::Exact(min_p)},
+                   std::to_string(p.count) + " programs; letters assigned in shuffled blocks of four per subject");
 }
 
 // S5: a uniformly random predictor scores 25%.
@@ -177,38 +163,24 @@ h::Outcome RandomChance(h::ClaimContext& ctx) {
       preds.push_back({q.subject, static_cast<char>('A' + q.answer),
                        std::string("Answer: ") + static_cast<char>('A' + rng.UniformInt(0, 3)), "svg", -1});
   const rs::Scores s = rs::Score(preds, rs::Mode::kStrict);
-  const auto ci = Wilson(s.overall.correct, s.overall.n, 100.0);
+  const h::Estimate acc = Accuracy(s.overall);
   const nlohmann::json params = Setting(p);
-  ctx.Record({.case_name = "random_predictor", .backend = "cpu", .params = params, .metric = "accuracy", .unit = "%",
-              .value = s.overall.Accuracy(), .ci_low = ci.first, .ci_high = ci.second, .n = s.overall.n,
-              .input_hash = h::Xxh3_128(params.dump()).Hex(),
-              .output_hash = h::Xxh3_128(std::to_string(s.overall.correct)).Hex()});
-  h::Outcome o;
-  o.value = s.overall.Accuracy();
-  o.ci_low = ci.first;
-  o.ci_high = ci.second;
-  o.verdict = h::Within(ci.first, ci.second, 22.5, 27.5);
-  o.setting = std::to_string(s.overall.n) + " questions, uniform random letters, strict scorer";
-  return o;
+  ctx.RecordEstimate({.case_name = "random_predictor", .backend = "cpu", .params = params, .metric = "accuracy",
+                      .unit = "%", .value = acc.value, .ci_low = acc.ci_low, .ci_high = acc.ci_high,
+                      .n = s.overall.n, .input_hash = h::Xxh3_128(params.dump()).Hex(),
+                      .output_hash = h::Xxh3_128(std::to_string(s.overall.correct)).Hex()});
+  return ctx.Judge({acc}, std::to_string(s.overall.n) + " questions, uniform random letters, strict scorer");
 }
 
 // P1, P3 (SVG) and P2 (CAD): the model on our programs, when an endpoint is configured.
 h::Outcome ModelOnEndpoint(h::ClaimContext& ctx, bool cad) {
   const char* model = std::getenv("CLAIMBENCH_MODEL");
-  h::Outcome o;
   if (model == nullptr || *model == '\0') {
-    o.verdict = h::Verdict::kUnmeasurable;
-    o.reason = "CLAIMBENCH_ENDPOINT is set but CLAIMBENCH_MODEL (the model name) is not";
-    return o;
+    return h::Unmeasurable("CLAIMBENCH_ENDPOINT is set but CLAIMBENCH_MODEL (the model name) is not");
   }
-  EndpointEvalConfig c;
-  c.client.endpoint = std::getenv("CLAIMBENCH_ENDPOINT");
-  c.model = model;
-  c.gen = {.seed = ctx.seed(), .count = ctx.ByProfile(10, 100, 1085), .variants = 0};
-  if (cad) {
-    c.svg = false;
-    c.cad_count = ctx.ByProfile(10, 100, 2400);
-  }
+  const EndpointEvalConfig c{.client = {.endpoint = std::getenv("CLAIMBENCH_ENDPOINT")}, .model = model,
+                             .gen = {.seed = ctx.seed(), .count = ctx.ByProfile(10, 100, 1085), .variants = 0},
+                             .svg = !cad, .cad_count = cad ? ctx.ByProfile(10, 100, 2400) : 0};
   const auto out = EvaluateEndpoint(c, nullptr, [&](int d, int n) { ctx.Progress(static_cast<double>(d) / n); });
   nlohmann::json params = Setting(c.gen);
   params["endpoint"] = c.client.endpoint;
@@ -219,101 +191,103 @@ h::Outcome ModelOnEndpoint(h::ClaimContext& ctx, bool cad) {
   if (cad) params["cad_programs"] = c.cad_count;
   for (auto mode : {rs::Mode::kStrict, rs::Mode::kPaperCompatible})
     for (const auto& r : ScoreRows(mode == rs::Mode::kStrict ? out.strict : out.paper, mode, params, ""))
-      ctx.Record(r);
+      r.ci_low ? ctx.RecordEstimate(r) : ctx.RecordExact(r);
   const auto& t = out.strict.scores.overall;
-  const auto ci = Wilson(t.correct, t.n, 100.0);
-  o.value = t.Accuracy();
-  o.ci_low = ci.first;
-  o.ci_high = ci.second;
-  o.verdict = h::Verdict::kInconclusive;
-  o.setting = std::string("model ") + model + " on " + std::to_string(t.n) + " questions of " +
-              std::to_string(cad ? c.cad_count : c.gen.count) + (cad ? " procedural CAD" : " procedural SVG") +
-              " programs, strict scorer; " +
-              std::to_string(out.rows_failed) + " rows without an answer";
-  o.reason = "not comparable with the paper's number: procedural programs, not SGP-Bench's icons; the measured "
-             "value is recorded beside it";
+  // Never comparable (INCONCLUSIVE); the headline is the model's accuracy, recorded beside the paper's.
+  h::Outcome o = ctx.Judge({h::Estimate::Check(false)},
+                           std::string("model ") + model + " on " + std::to_string(t.n) + " questions of " +
+                               std::to_string(cad ? c.cad_count : c.gen.count) +
+                               (cad ? " procedural CAD" : " procedural SVG") + " programs, strict scorer; " +
+                               std::to_string(out.rows_failed) + " rows without an answer");
+  const h::Estimate acc = Accuracy(t);
+  o.value = acc.value;
+  o.ci_low = acc.ci_low;
+  o.ci_high = acc.ci_high;
   return o;
 }
 
+// P1-P3: our procedural programs are not SGP-Bench's, so the number is only recorded beside the paper's.
+const h::Criterion kBeside =
+    h::Holds("run on SGP-Bench's own programs (ours are procedural: recorded beside the paper's number, not compared)",
+             h::Verdict::kInconclusive);
 const h::Requirements kEndpoint{.endpoint = true};
 
 CB_REGISTER_CLAIM(kDeterminism,
-                  {.id = "sgp.S1", .suite = "sgp", .paper = kPaper, .section = "§3 (benchmark construction)",
+                  {.id = "sgp.S1", .section = "§3 (benchmark construction)",
                    .statement = "the generated benchmark is reproducible: same seed and version give identical "
                                 "programs, questions and variants",
                    .paper_value = "(construction property; the release ships fixed files)",
                    .paper_setting = "SGP-Bench SVG set, 1,085 programs, 4,340 questions",
                    .metric = "1 if the content hash repeats",
-                   .criterion = "= 1"},
+                   .criterion = h::Holds("the content hash repeats")},
                   Determinism);
 
 CB_REGISTER_CLAIM(kRenderer,
-                  {.id = "sgp.S2", .suite = "sgp", .paper = kPaper, .section = "§3 (invariance, baked coordinates)",
+                  {.id = "sgp.S2", .section = "§3 (invariance, baked coordinates)",
                    .statement = "translation and SE(2) variants baked into the coordinates draw the moved picture: "
                                 "render(T.P) = T.render(P)",
                    .paper_value = "by construction (inv_t0..4, inv_r0..4 splits)",
                    .paper_setting = "SGP-Bench invariance splits",
                    .metric = "smallest mask IoU of render(T.P) vs T.render(P) over all variants",
-                   .criterion = ">= 0.98 for every variant, and no drawing within 2 px of the border"},
+                   .criterion = h::AllOf({h::AtLeast(0.98, "smallest IoU over all variants"),
+                                          h::Equals(0, "renders drawing within 2 px of the border")})},
                   RendererAgreement);
 
 CB_REGISTER_CLAIM(kOracle,
-                  {.id = "sgp.S3", .suite = "sgp", .paper = kPaper, .section = "§3 (human-checked questions)",
+                  {.id = "sgp.S3", .section = "§3 (human-checked questions)",
                    .statement = "every Color, Count, Shape and Reasoning answer follows from the rendered image "
                                 "(SVG) or the three-view drawing (CAD)",
                    .paper_value = "GPT-4o-written questions, human-checked; 500-question human study",
-                   .paper_setting = "SGP-Bench SVG set",
                    .metric = "raster-oracle agreement with the answer key, %",
-                   .criterion = "= 100%"},
+                   .criterion = h::Equals(100, "oracle agreement, %")},
                   OracleAgreement);
 
 CB_REGISTER_CLAIM(kBalance,
-                  {.id = "sgp.S4", .suite = "sgp", .paper = kPaper, .section = "§3",
+                  {.id = "sgp.S4", .section = "§3",
                    .statement = "the correct letter is uniform over A-D in every subject",
                    .paper_value = "(not stated; the brief asks for stratified letters)",
-                   .paper_setting = "SGP-Bench SVG set",
                    .metric = "smallest chi-square p-value over the 5 subjects",
-                   .criterion = ">= 0.001 / 5 (Bonferroni)"},
+                   .criterion = h::AtLeast(0.001 / 5, "smallest chi-square p (0.001 / 5, Bonferroni)")},
                   LetterBalance);
 
 CB_REGISTER_CLAIM(kChance,
-                  {.id = "sgp.S5", .suite = "sgp", .paper = kPaper, .section = "Table 1 (random choice)",
+                  {.id = "sgp.S5", .section = "Table 1 (random choice)",
                    .statement = "a uniform random predictor scores chance, 25%",
                    .paper_value = "random choice 25.9 (SVG), 25.1 (CAD)",
                    .paper_setting = "SGP-Bench, 4 options",
                    .metric = "accuracy of uniform random letters, % [Wilson 95%]",
-                   .criterion = "CI within [22.5, 27.5]"},
+                   .criterion = h::Within(22.5, 27.5, "accuracy, Wilson 95% CI")},
                   RandomChance);
 
 CB_REGISTER_CLAIM(kClaudeSvg,
-                  {.id = "sgp.P1", .suite = "sgp", .paper = kPaper, .section = "Table 1 (SVG)",
+                  {.id = "sgp.P1", .section = "Table 1 (SVG)",
                    .statement = "Claude 3.5 Sonnet leads SGP-Bench's SVG set",
                    .paper_value = "67.4 (Semantics 50.5, Count 58.4, Color 89.1, Shape 75.8, Reasoning 52.7); "
                                   "Llama-3.1-405B 58.0, Llama-3.1-8B 46.5",
                    .paper_setting = "SGP-Bench SVG, 4,340 questions, temperature 0, simple-evals extraction",
                    .metric = "accuracy, % on our programs (strict scorer)",
-                   .criterion = "recorded beside the paper's number (not comparable)",
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, false); });
 
 CB_REGISTER_CLAIM(kClaudeCad,
-                  {.id = "sgp.P2", .suite = "sgp", .paper = kPaper, .section = "Table 2 (CAD)",
+                  {.id = "sgp.P2", .section = "Table 2 (CAD)",
                    .statement = "Claude 3.5 Sonnet leads SGP-Bench's CAD set",
                    .paper_value = "74.2 (3D 76.9 / 3D-recon 72.7 / 2D 71.7); GPT-4o-0513 73.3, Qwen-2-72B 69.2; "
                                   "random 25.1",
                    .paper_setting = "SGP-Bench CAD, 2,400 questions",
                    .metric = "accuracy, % on our CAD programs (strict scorer)",
-                   .criterion = "recorded beside the paper's number (not comparable)",
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, true); });
 
 CB_REGISTER_CLAIM(kGpt4o,
-                  {.id = "sgp.P3", .suite = "sgp", .paper = kPaper, .section = "Table 1 (SVG)",
+                  {.id = "sgp.P3", .section = "Table 1 (SVG)",
                    .statement = "GPT-4o scores second on the SVG set",
                    .paper_value = "GPT-4o-0806 64.8",
                    .paper_setting = "SGP-Bench SVG, 4,340 questions, temperature 0",
                    .metric = "accuracy, % on our programs (strict scorer)",
-                   .criterion = "recorded beside the paper's number (not comparable)",
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, false); });
 

@@ -21,13 +21,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "generators/videoniah.h"
+#include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
@@ -151,14 +151,11 @@ int RunGenVideoNiah(const GenVideoNiahOptions& o) {
   }
 
   gv::Renderer renderer(o.params);
-  std::random_device rd;
-  const fs::path tmp = parent / (out.filename().string() + ".tmp-" + std::to_string(rd()));
-  fs::create_directory(tmp);
-  try {
+  int64_t frames = 0;
+  cb::harness::WriteDirectoryAtomically(out, [&](const fs::path& tmp) {
     cb::harness::ProgressBar bar(static_cast<int>(items.size()));
     nlohmann::json rows = nlohmann::json::array(), hashes = nlohmann::json::object(),
                    decoded = nlohmann::json::object(), used = nlohmann::json::object();
-    int64_t frames = 0;
     for (size_t k = 0; k < items.size(); ++k) {
       const gv::Item& it = items[k];
       renderer.SetHaystack(item_haystack[k] < 0 ? nullptr : hay[item_haystack[k]].get());
@@ -222,17 +219,12 @@ int RunGenVideoNiah(const GenVideoNiahOptions& o) {
       if (!f) throw std::runtime_error("cannot write manifest.json");
     }
     bar.Clear();
-    fs::rename(tmp, out);
-    std::printf("%s: %zu items (%lld frames, %dx%d at %d fps, %s), annotation %s\n", o.out.c_str(), items.size(),
-                static_cast<long long>(frames), o.params.width, o.params.height, o.params.fps,
-                o.format == "mp4" ? (o.crf == 0 ? "H.264 lossless" : ("H.264 crf " + std::to_string(o.crf)).c_str())
-                                  : "Y4M",
-                (out / "VNBench-cb-4try.json").string().c_str());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  });
+  std::printf("%s: %zu items (%lld frames, %dx%d at %d fps, %s), annotation %s\n", o.out.c_str(), items.size(),
+              static_cast<long long>(frames), o.params.width, o.params.height, o.params.fps,
+              o.format == "mp4" ? (o.crf == 0 ? "H.264 lossless" : ("H.264 crf " + std::to_string(o.crf)).c_str())
+                                : "Y4M",
+              (out / "VNBench-cb-4try.json").string().c_str());
   return kExitOk;
 }
 

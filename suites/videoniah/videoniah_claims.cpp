@@ -13,12 +13,13 @@
 // Criteria and thresholds were fixed before the first run.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "generators/videoniah.h"
@@ -26,6 +27,7 @@
 #include "harness/hash.h"
 #include "harness/random.h"
 #include "harness/stats.h"
+#include "harness/strings.h"
 #include "reference/vnbench/vnbench.h"
 #include "suites/videoniah/media.h"
 #include "suites/videoniah/video_io.h"
@@ -38,7 +40,7 @@ namespace h = cb::harness;
 namespace gv = cb::gen::videoniah;
 namespace vb = cb::ref::vnbench;
 
-constexpr const char* kPaper = "VideoNIAH / VNBench (Zhao et al.)";
+CB_CLAIM_DEFAULTS({.paper = "VideoNIAH / VNBench (Zhao et al.)", .paper_setting = "VNBench release"});
 
 gv::Params ClaimParams(const h::ClaimContext& ctx) {
   gv::Params p;
@@ -60,25 +62,24 @@ nlohmann::json Setting(const gv::Params& p, int per_task) {
   return j;
 }
 
-// Wilson score interval for k successes of n, in the units of `scale`.
-std::pair<double, double> Wilson(int64_t k, int64_t n, double scale = 1.0) {
+// k successes of n in %, with the Wilson 95% interval.
+h::Estimate Percent(int64_t k, int64_t n) {
   const h::Interval ci = h::WilsonInterval(static_cast<double>(k), static_cast<double>(n));
-  return {scale * ci.low, scale * ci.high};
+  return h::Estimate::Ci(n ? 100.0 * k / n : 0.0, 100 * ci.low, 100 * ci.high);
 }
 
-h::Outcome Fraction(h::ClaimContext& ctx, const std::string& case_name, const std::string& metric, int64_t ok,
-                    int64_t n, const nlohmann::json& params, const std::string& output_hash,
-                    const std::string& setting) {
+// Records ok / n as an exact fraction row and returns it (exactly 1 iff ok == n > 0).
+h::Estimate Fraction(h::ClaimContext& ctx, const std::string& case_name, const std::string& metric, int64_t ok,
+                     int64_t n, const nlohmann::json& params, const std::string& output_hash) {
   const double v = n ? static_cast<double>(ok) / n : 0.0;
-  ctx.Record({.case_name = case_name, .backend = "cpu", .params = params, .metric = metric, .unit = "fraction",
-              .direction = "higher", .value = v, .n = n, .input_hash = h::Xxh3_128(params.dump()).Hex(),
-              .output_hash = output_hash});
-  h::Outcome o;
-  o.verdict = ok == n && n > 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  o.value = v;
-  o.setting = setting;
-  if (ok != n) o.reason = std::to_string(n - ok) + " of " + std::to_string(n) + " failed";
-  return o;
+  ctx.RecordExact({.case_name = case_name, .backend = "cpu", .params = params, .metric = metric,
+                   .unit = "fraction", .direction = "higher", .value = v, .n = n,
+                   .input_hash = h::Xxh3_128(params.dump()).Hex(), .output_hash = output_hash});
+  return h::Estimate::Exact(v);
+}
+
+void RecordScoreRow(h::ClaimContext& ctx, const h::Result& r) {
+  r.ci_low ? ctx.RecordEstimate(r) : ctx.RecordExact(r);
 }
 
 // V1: two independent renderers give the same content hash for every item;
@@ -122,24 +123,19 @@ h::Outcome Determinism(h::ClaimContext& ctx) {
   std::error_code ec;
   std::filesystem::remove(mp4_path, ec);
   std::string setting = std::to_string(n) + " items rendered twice by separate renderers";
+  const nlohmann::json params = Setting(p, per_task);
   if (mp4) {
-    const nlohmann::json params = Setting(p, per_task);
-    ctx.Record({.case_name = "determinism", .backend = "cpu", .params = params,
-                .metric = "lossless_mp4_decodes_to_written_frames_fraction", .unit = "fraction",
-                .direction = "higher", .value = static_cast<double>(mp4_ok) / n, .n = n,
-                .input_hash = h::Xxh3_128(params.dump()).Hex(), .output_hash = all_mp4.Digest().Hex()});
+    ctx.RecordExact({.case_name = "determinism", .backend = "cpu", .params = params,
+                     .metric = "lossless_mp4_decodes_to_written_frames_fraction", .unit = "fraction",
+                     .direction = "higher", .value = static_cast<double>(mp4_ok) / n, .n = n,
+                     .input_hash = h::Xxh3_128(params.dump()).Hex(), .output_hash = all_mp4.Digest().Hex()});
     setting += "; each also as lossless MP4 (libx264 qp 0), decoded";
   } else {
     setting += "; MP4 round trip not checked (this libavcodec has no libx264)";
   }
-  h::Outcome o = Fraction(ctx, "determinism", "identical_content_hash_fraction", ok, n, Setting(p, per_task),
-                          all.Digest().Hex(), setting);
-  if (mp4 && mp4_ok != n) {
-    o.verdict = h::Verdict::kNotReproduced;
-    o.reason += (o.reason.empty() ? "" : "; ") + std::to_string(n - mp4_ok) + " of " + std::to_string(n) +
-                " lossless MP4s did not decode to the frames written";
-  }
-  return o;
+  return ctx.Judge({Fraction(ctx, "determinism", "identical_content_hash_fraction", ok, n, params, all.Digest().Hex()),
+                    h::Estimate::Check(!mp4 || mp4_ok == n)},
+                   setting);
 }
 
 // V2: 4 distinct options, one correct, same set in all 4 tries; orderings are
@@ -176,8 +172,8 @@ h::Outcome KeyIntegrity(h::ClaimContext& ctx) {
       for (int tr = 0; tr < 4; ++tr) all.Update(it.Annotation(tr, p.fps).dump());
     }
   }
-  return Fraction(ctx, "answer_keys", "valid_key_fraction", ok, n, Setting(p, per_task), all.Digest().Hex(),
-                  std::to_string(n) + " items, 4 tries each");
+  return ctx.Judge({Fraction(ctx, "answer_keys", "valid_key_fraction", ok, n, Setting(p, per_task), all.Digest().Hex())},
+                   std::to_string(n) + " items, 4 tries each");
 }
 
 // V3: answer letters uniform per subtask (chi-square, 3 df); the smallest
@@ -197,16 +193,13 @@ h::Outcome LetterBalance(h::ClaimContext& ctx) {
     const double pv = h::ChiSquareSurvival(chi2, 3);
     nlohmann::json params = Setting(p, per_task);
     params["task"] = gv::TaskKey(t);
-    ctx.Record({.case_name = "letter_balance", .backend = "cpu", .params = params, .metric = "chi2_p_value",
-                .unit = "p", .value = pv, .n = 4 * per_task, .input_hash = h::Xxh3_128(params.dump()).Hex(),
-                .output_hash = h::Xxh3_128(nlohmann::json(counts).dump()).Hex()});
+    ctx.RecordExact({.case_name = "letter_balance", .backend = "cpu", .params = params, .metric = "chi2_p_value",
+                     .unit = "p", .value = pv, .n = 4 * per_task, .input_hash = h::Xxh3_128(params.dump()).Hex(),
+                     .output_hash = h::Xxh3_128(nlohmann::json(counts).dump()).Hex()});
     if (pv < min_p) min_p = pv, worst = std::string(gv::TaskKey(t));
   }
-  h::Outcome o;
-  o.verdict = h::AtLeast(min_p, min_p, 0.001 / 9);
-  o.value = min_p;
-  o.setting = std::to_string(per_task) + " items x 4 tries per subtask; smallest p at " + worst;
-  return o;
+  return ctx.Judge({h::Estimate::Exact(min_p)},
+                   std::to_string(per_task) + " items x 4 tries per subtask; smallest p at " + worst);
 }
 
 // V4: every needle covers at least one of the K uniformly sampled frames.
@@ -230,8 +223,8 @@ h::Outcome Visibility(h::ClaimContext& ctx) {
       }
     }
   }
-  return Fraction(ctx, "needle_visibility", "visible_needle_fraction", ok, n, Setting(base, per_task), "",
-                  std::to_string(n) + " needles, K in {8, 16, 32}");
+  return ctx.Judge({Fraction(ctx, "needle_visibility", "visible_needle_fraction", ok, n, Setting(base, per_task), "")},
+                   std::to_string(n) + " needles, K in {8, 16, 32}");
 }
 
 // V5: the oracle answers every try from the rendered frames alone.
@@ -263,17 +256,14 @@ h::Outcome OracleSolves(h::ClaimContext& ctx) {
   for (const auto& r : ScoreRows(s, vb::Mode::kStrict, params, h::Xxh3_128(params.dump()).Hex())) {
     h::Result row = r;
     row.case_name = "oracle_" + r.case_name;
-    ctx.Record(row);
+    RecordScoreRow(ctx, row);
   }
-  int64_t items = 0, correct = 0;
-  for (const auto& [k, ts] : s.tasks) items += ts.items, correct += ts.items_correct;
-  h::Outcome o;
-  o.value = s.overall_task_mean;
-  o.verdict = correct == items && items > 0 ? h::Verdict::kReproduced : h::Verdict::kNotReproduced;
-  o.setting = std::to_string(items) + " items x 4 tries at " + std::to_string(p.width) + "x" +
-              std::to_string(p.height) + ", strict scorer";
-  if (correct != items) o.reason = std::to_string(items - correct) + " items not solved";
-  return o;
+  int64_t items = 0;
+  for (const auto& [k, ts] : s.tasks) items += ts.items;
+  // The mean of the subtasks' 4-try accuracies is exactly 100 iff every item is solved.
+  return ctx.Judge({h::Estimate::Exact(s.overall_task_mean)},
+                   std::to_string(items) + " items x 4 tries at " + std::to_string(p.width) + "x" +
+                       std::to_string(p.height) + ", strict scorer");
 }
 
 // V6: a uniformly random predictor scores (1/4)^4 = 0.39% under the 4-try
@@ -295,44 +285,28 @@ h::Outcome RandomChance(h::ClaimContext& ctx) {
   const vb::Scores s = vb::Score(preds, vb::Mode::kStrict);
   int64_t items = 0, correct = 0, tries = 0, tries_ok = 0;
   for (const auto& [k, ts] : s.tasks) items += ts.items, correct += ts.items_correct, tries += ts.tries, tries_ok += ts.tries_correct;
-  const auto ci = Wilson(correct, items, 100.0);
-  const auto ci1 = Wilson(tries_ok, tries, 100.0);
   const nlohmann::json params = Setting(p, per_task);
   const std::string in = h::Xxh3_128(params.dump()).Hex();
-  ctx.Record({.case_name = "random_predictor", .backend = "cpu", .params = params, .metric = "four_try_accuracy",
-              .unit = "%", .value = 100.0 * correct / items, .ci_low = ci.first, .ci_high = ci.second, .n = items,
-              .input_hash = in, .output_hash = h::Xxh3_128(std::to_string(correct)).Hex()});
-  ctx.Record({.case_name = "random_predictor", .backend = "cpu", .params = params, .metric = "single_try_accuracy",
-              .unit = "%", .value = 100.0 * tries_ok / tries, .ci_low = ci1.first, .ci_high = ci1.second, .n = tries,
-              .input_hash = in, .output_hash = h::Xxh3_128(std::to_string(tries_ok)).Hex()});
-  h::Outcome o;
-  o.value = 100.0 * correct / items;
-  o.ci_low = ci.first;
-  o.ci_high = ci.second;
-  o.verdict = h::Within(ci.first, ci.second, 0.5 * vb::kChanceFourTry, 1.5 * vb::kChanceFourTry);
-  char setting[160];
-  std::snprintf(setting, sizeof setting, "%lld items x 4 tries, uniform random letters; single-try %.2f%%",
-                static_cast<long long>(items), 100.0 * tries_ok / tries);
-  o.setting = setting;
-  return o;
+  const h::Estimate four = Percent(correct, items), single = Percent(tries_ok, tries);
+  for (const auto& [metric, e, k, n] : {std::tuple{"four_try_accuracy", four, correct, items},
+                                        {"single_try_accuracy", single, tries_ok, tries}}) {
+    ctx.RecordEstimate({.case_name = "random_predictor", .backend = "cpu", .params = params, .metric = metric,
+                        .unit = "%", .value = e.value, .ci_low = e.ci_low, .ci_high = e.ci_high, .n = n,
+                        .input_hash = in, .output_hash = h::Xxh3_128(std::to_string(k)).Hex()});
+  }
+  return ctx.Judge({four}, h::StrFormat("%lld items x 4 tries, uniform random letters; single-try %.2f%%",
+                                        static_cast<long long>(items), single.value));
 }
 
 // P1-P4: the model on our items, when an endpoint is configured.
 h::Outcome ModelOnEndpoint(h::ClaimContext& ctx, const std::string& which) {
   const char* model = std::getenv("CLAIMBENCH_MODEL");
-  h::Outcome o;
   if (model == nullptr || *model == '\0') {
-    o.verdict = h::Verdict::kUnmeasurable;
-    o.reason = "CLAIMBENCH_ENDPOINT is set but CLAIMBENCH_MODEL (the model name) is not";
-    return o;
+    return h::Unmeasurable("CLAIMBENCH_ENDPOINT is set but CLAIMBENCH_MODEL (the model name) is not");
   }
-  EndpointEvalConfig c;
-  c.client.endpoint = std::getenv("CLAIMBENCH_ENDPOINT");
-  c.model = model;
-  c.gen = ClaimParams(ctx);
-  c.tasks = gv::AllTasks();
-  c.count = ctx.ByProfile(1, 4, 150);
-  c.frames = 16;
+  const EndpointEvalConfig c{.client = {.endpoint = std::getenv("CLAIMBENCH_ENDPOINT")}, .model = model,
+                             .frames = 16, .gen = ClaimParams(ctx), .tasks = gv::AllTasks(),
+                             .count = ctx.ByProfile(1, 4, 150)};
   const auto out = EvaluateEndpoint(c, nullptr, [&](int d, int n) { ctx.Progress(static_cast<double>(d) / n); });
   nlohmann::json params = Setting(c.gen, c.count);
   params["endpoint"] = c.client.endpoint;
@@ -342,131 +316,126 @@ h::Outcome ModelOnEndpoint(h::ClaimContext& ctx, const std::string& which) {
   params["temperature"] = 0;
   for (auto mode : {vb::Mode::kStrict, vb::Mode::kPaperCompatible})
     for (const auto& r : ScoreRows(mode == vb::Mode::kStrict ? out.strict : out.paper, mode, params, ""))
-      ctx.Record(r);
-  o.setting = std::string("model ") + model + " on " + std::to_string(out.items) + " procedural items, K = 16, " +
-              std::to_string(out.items_failed) + " items without an answer";
+      RecordScoreRow(ctx, r);
+  std::string setting = std::string("model ") + model + " on " + std::to_string(out.items) +
+                        " procedural items, K = 16, " + std::to_string(out.items_failed) + " items without an answer";
   if (which == "cnt_edit2") {
-    auto it = out.strict.tasks.find("cnt_edit2");
-    if (it == out.strict.tasks.end() || it->second.items == 0) {
-      o.verdict = h::Verdict::kInconclusive;
-      o.reason = "no cnt_edit2 item answered";
-      return o;
-    }
-    const auto ci = Wilson(it->second.items_correct, it->second.items, 100.0);
-    o.value = it->second.FourTry();
-    o.ci_low = ci.first;
-    o.ci_high = ci.second;
-    o.verdict = h::AtMost(ci.first, ci.second, 14.6);
-    return o;
+    // No cnt_edit2 item answered: the Wilson interval of 0 of 0 is [0, 100], so INCONCLUSIVE.
+    const auto it = out.strict.tasks.find("cnt_edit2");
+    const bool any = it != out.strict.tasks.end() && it->second.items > 0;
+    if (!any) setting += "; no cnt_edit2 item answered";
+    return ctx.Judge({any ? Percent(it->second.items_correct, it->second.items) : Percent(0, 0)}, setting);
   }
+  // Never comparable (INCONCLUSIVE); the headline is the model's score, recorded beside the paper's.
+  h::Outcome o = ctx.Judge({h::Estimate::Check(false)}, setting);
   o.value = out.strict.overall_task_mean;
-  o.verdict = h::Verdict::kInconclusive;
-  o.reason = "not comparable with the paper's number: procedural haystacks and emoji needles, not VNBench's "
-             "clips; the measured value is recorded beside it";
   return o;
 }
 
+// P1, P2, P4: our procedural items are not VNBench's, so the number is only recorded beside the paper's.
+const h::Criterion kBeside = h::Holds(
+    "run on VNBench's own clips (ours are procedural haystacks and emoji needles: recorded beside the paper's "
+    "number, not compared)",
+    h::Verdict::kInconclusive);
 const h::Requirements kEndpoint{.endpoint = true};
 
 CB_REGISTER_CLAIM(kDeterminism,
-                  {.id = "videoniah.V1", .suite = "videoniah", .paper = kPaper, .section = "§3 (construction)",
+                  {.id = "videoniah.V1", .section = "§3 (construction)",
                    .statement = "the generated benchmark is reproducible: same seed and version give identical items "
                                 "and frames (and the lossless MP4 files decode to exactly those frames)",
                    .paper_value = "(construction property; the release ships fixed files)",
                    .paper_setting = "VNBench release, 1,350 items x 4 tries",
                    .metric = "fraction of items whose content hash repeats",
-                   .criterion = "= 1"},
+                   .criterion = h::AllOf({h::Equals(1, "fraction of items whose content hash repeats"),
+                                          h::Holds("every lossless MP4 decodes to the frames written (when "
+                                                   "libx264 is present)")})},
                   Determinism);
 
 CB_REGISTER_CLAIM(kKeys,
-                  {.id = "videoniah.V2", .suite = "videoniah", .paper = kPaper, .section = "§3, Table 1 (release)",
+                  {.id = "videoniah.V2", .section = "§3, Table 1 (release)",
                    .statement = "every item has 4 distinct options with one correct, the same set in all 4 tries; "
                                 "ordering options are permutations of the truth; counts 1-6 (cnt_edit2: 4-16, "
                                 "distractors within +-3)",
                    .paper_value = "by construction (release format)",
-                   .paper_setting = "VNBench release",
                    .metric = "fraction of items with a valid key",
-                   .criterion = "= 1"},
+                   .criterion = h::Equals(1, "fraction of items with a valid key")},
                   KeyIntegrity);
 
 CB_REGISTER_CLAIM(kBalance,
-                  {.id = "videoniah.V3", .suite = "videoniah", .paper = kPaper, .section = "§3 (4 shuffles)",
+                  {.id = "videoniah.V3", .section = "§3 (4 shuffles)",
                    .statement = "the correct letter is uniform over A-D in every subtask",
                    .paper_value = "4 independent shuffles per item",
-                   .paper_setting = "VNBench release",
                    .metric = "smallest chi-square p-value over the 9 subtasks",
-                   .criterion = ">= 0.001 / 9 (Bonferroni)"},
+                   .criterion = h::AtLeast(0.001 / 9, "smallest chi-square p (0.001 / 9, Bonferroni)")},
                   LetterBalance);
 
 CB_REGISTER_CLAIM(kVisibility,
-                  {.id = "videoniah.V4", .suite = "videoniah", .paper = kPaper, .section = "§4 (evaluation)",
+                  {.id = "videoniah.V4", .section = "§4 (evaluation)",
                    .statement = "every needle is visible to a model that samples K uniform frames",
                    .paper_value = "reference inference: 64 uniform frames",
-                   .paper_setting = "VNBench release",
                    .metric = "fraction of needles covering a sampled frame",
-                   .criterion = "= 1 for K in {8, 16, 32}"},
+                   .criterion = h::Equals(1, "fraction of needles covering a sampled frame, K in {8, 16, 32}")},
                   Visibility);
 
 CB_REGISTER_CLAIM(kOracle,
-                  {.id = "videoniah.V5", .suite = "videoniah", .paper = kPaper, .section = "§3",
+                  {.id = "videoniah.V5", .section = "§3",
                    .statement = "every answer follows from the video alone (needles are unrelated to the haystack)",
                    .paper_value = "by construction",
-                   .paper_setting = "VNBench release",
                    .metric = "oracle 4-try accuracy, % (answers from rendered frames only)",
-                   .criterion = "= 100%"},
+                   .criterion = h::Equals(100, "oracle 4-try accuracy, %")},
                   OracleSolves);
 
 CB_REGISTER_CLAIM(kChance,
-                  {.id = "videoniah.V6", .suite = "videoniah", .paper = kPaper, .section = "§4 (4-try rule)",
+                  {.id = "videoniah.V6", .section = "§4 (4-try rule)",
                    .statement = "under the 4-try rule random guessing scores (1/4)^4 = 0.39%",
                    .paper_value = "0.39%",
                    .paper_setting = "4 shuffles per item, all must be right",
                    .metric = "4-try accuracy of a uniform random predictor, % [Wilson 95%]",
-                   .criterion = "CI within [0.195, 0.586] (0.5-1.5 x chance)"},
+                   .criterion = h::Within(0.5 * vb::kChanceFourTry, 1.5 * vb::kChanceFourTry,
+                                          "4-try accuracy, Wilson 95% CI (0.5-1.5 x chance)")},
                   RandomChance);
 
 CB_REGISTER_CLAIM(kGemini,
-                  {.id = "videoniah.P1", .suite = "videoniah", .paper = kPaper, .section = "Table 2",
+                  {.id = "videoniah.P1", .section = "Table 2",
                    .statement = "Gemini 1.5 Pro leads VNBench",
                    .paper_value = "overall 66.7; Ret E/I1/I2 100/96.0/76.0, Ord 90.7/95.3/32.7, Cnt E1/E2/I "
                                   "60.7/7.3/42.0",
                    .paper_setting = "VNBench, 4-try accuracy",
                    .metric = "overall 4-try accuracy (mean of 9 subtasks), % on our items",
-                   .criterion = "recorded beside the paper's number (not comparable)",
-                   .scale = h::Scale::kMechanism,
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, "overall"); });
 
 CB_REGISTER_CLAIM(kGpt4o,
-                  {.id = "videoniah.P2", .suite = "videoniah", .paper = kPaper, .section = "Table 2",
+                  {.id = "videoniah.P2", .section = "Table 2",
                    .statement = "GPT-4o scores second on VNBench",
                    .paper_value = "overall 64.4; Ret 100/98.0/87.3, Ord 88.4/86.6/45.2, Cnt 36.8/0.0/36.1; "
                                   "GPT-4-turbo 48.9, ST-LLM 22.7, LLaVA-NeXT-Video 20.1, VideoChatGPT 4.1",
                    .paper_setting = "VNBench, 4-try accuracy",
                    .metric = "overall 4-try accuracy, % on our items",
-                   .criterion = "recorded beside the paper's number (not comparable)",
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, "overall"); });
 
 CB_REGISTER_CLAIM(kCountHard,
-                  {.id = "videoniah.P3", .suite = "videoniah", .paper = kPaper, .section = "Table 2",
+                  {.id = "videoniah.P3", .section = "Table 2",
                    .statement = "counting pasted objects (Cnt-E2) defeats every model",
                    .paper_value = "Cnt-E2 <= 14.6 for every model",
                    .paper_setting = "VNBench, 4-try accuracy",
                    .metric = "cnt_edit2 4-try accuracy, % [Wilson 95%] on our items",
-                   .criterion = "<= 14.6",
+                   .criterion = h::AtMost(14.6, "cnt_edit2 4-try accuracy, Wilson 95% CI"),
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, "cnt_edit2"); });
 
 CB_REGISTER_CLAIM(kLlavaOv,
-                  {.id = "videoniah.P4", .suite = "videoniah", .paper = kPaper, .section = "released result file",
+                  {.id = "videoniah.P4", .section = "released result file",
                    .statement = "LLaVA-OneVision-7B's released VNBench predictions score 51.8 overall",
                    .paper_value = "51.8 (recomputed from the released file; Ret 88.7/87.3/55.3, Ord 70.0/50.0/37.3, "
                                   "Cnt 41.3/8.7/27.3; Ord-I2 single-try 67.0 vs 4-try 37.3)",
                    .paper_setting = "official LLaVA-OV-7B result file, 5,400 rows; `claimbench eval vnbench "
                                     "--predictions` scores it",
                    .metric = "overall 4-try accuracy, % on our items",
-                   .criterion = "recorded beside the paper's number (not comparable)",
+                   .criterion = kBeside,
                    .requirements = kEndpoint},
                   [](h::ClaimContext& ctx) { return ModelOnEndpoint(ctx, "overall"); });
 

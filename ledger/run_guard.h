@@ -1,0 +1,44 @@
+// File: ledger/run_guard.h
+// -----------------------------------------------------------------------------
+// RunGuard: a run that cannot be left "running" by an exception.
+//
+//   const int64_t run_id = ledger.BeginRun(meta);
+//   cb::ledger::RunGuard run(ledger, run_id);
+//   ... AddResults, anything that may throw ...
+//   run.Finish(cb::ledger::RunStatus::kComplete);
+//
+// Destroyed before Finish() was called (an exception, an early return), the
+// guard seals the run kFailed. An error while sealing it there is swallowed,
+// so the exception already on its way out is the one the caller sees.
+#ifndef CB_LEDGER_RUN_GUARD_H_
+#define CB_LEDGER_RUN_GUARD_H_
+
+#include <cstdint>
+
+#include "ledger/ledger.h"
+
+namespace cb::ledger {
+
+class RunGuard {
+ public:
+  RunGuard(Ledger& ledger, int64_t run_id) : ledger_(&ledger), run_id_(run_id) {}
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
+  ~RunGuard();
+
+  // Seals the run with `status` (Ledger::FinishRun); the guard then does
+  // nothing more. REQUIRES: status != kRunning; called at most once.
+  void Finish(RunStatus status);
+
+  int64_t run_id() const { return run_id_; }
+  bool finished() const { return finished_; }
+
+ private:
+  Ledger* ledger_;
+  int64_t run_id_;
+  bool finished_ = false;
+};
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_RUN_GUARD_H_
