@@ -157,15 +157,33 @@ void HashHex(const Hash128& h, char out[32]) {
 
 // --- records -----------------------------------------------------------------
 
+std::optional<cb::harness::ResultKind> ParseResultKind(std::string_view name) {
+  using cb::harness::ResultKind;
+  for (ResultKind k : {ResultKind::kExact, ResultKind::kEstimate, ResultKind::kTiming}) {
+    if (name == cb::harness::ResultKindName(k)) return k;
+  }
+  return std::nullopt;
+}
+
 std::string ResultViewProblem(const ResultView& r) {
-  if (r.hash_version == 2 || r.hash_version == 3) return {};
-  if (r.hash_version == 1) {
-    if (r.energy_j || r.energy_source || r.energy_window_s) {
-      return "energy fields set on a hash_version 1 row (its hash would not cover them)";
+  if (r.hash_version < 1 || r.hash_version > 4) {
+    return "unknown hash_version " + std::to_string(r.hash_version);
+  }
+  if (r.hash_version == 1 && (r.energy_j || r.energy_source || r.energy_window_s)) {
+    return "energy fields set on a hash_version 1 row (its hash would not cover them)";
+  }
+  if (r.hash_version <= 3) {
+    if (r.kind) {
+      return "kind set on a hash_version " + std::to_string(r.hash_version) +
+             " row (its hash would not cover it)";
     }
     return {};
   }
-  return "unknown hash_version " + std::to_string(r.hash_version);
+  if (!r.kind) return "kind missing on a hash_version 4 row";
+  if (!ParseResultKind(*r.kind)) {
+    return "kind '" + std::string(*r.kind) + "' is not exact, estimate or timing";
+  }
+  return {};
 }
 
 void EncodeResult(const ResultView& r, std::string* out) {
@@ -173,7 +191,8 @@ void EncodeResult(const ResultView& r, std::string* out) {
   CanonicalWriter w(out);
   w.Text("record", r.hash_version == 1   ? "result/1"
                    : r.hash_version == 2 ? "result/2"
-                                         : "result/3");
+                   : r.hash_version == 3 ? "result/3"
+                                         : "result/4");
   if (r.hash_version <= 2) w.Int("seq", r.seq);
   w.Text("suite", r.suite);
   w.Text("case_name", r.case_name);
@@ -194,17 +213,34 @@ void EncodeResult(const ResultView& r, std::string* out) {
   w.Real("energy_j", r.energy_j);
   w.OptText("energy_source", r.energy_source);
   w.Real("energy_window_s", r.energy_window_s);
+  if (r.hash_version <= 3) return;
+  w.OptText("kind", r.kind);
 }
 
 std::string ClaimViewProblem(const ClaimView& c) {
-  if (c.hash_version == 1 || c.hash_version == 2) return {};
+  if (c.hash_version == 1 || c.hash_version == 2) {
+    if (c.depends_on_clock) {
+      return "depends_on_clock set on a hash_version " + std::to_string(c.hash_version) +
+             " claim (its hash would not cover it)";
+    }
+    return {};
+  }
+  if (c.hash_version == 3) {
+    if (!c.depends_on_clock) return "depends_on_clock missing on a hash_version 3 claim";
+    if (*c.depends_on_clock != 0 && *c.depends_on_clock != 1) {
+      return "depends_on_clock " + std::to_string(*c.depends_on_clock) + " is not 0 or 1";
+    }
+    return {};
+  }
   return "unknown hash_version " + std::to_string(c.hash_version);
 }
 
 void EncodeClaim(const ClaimView& c, std::string* out) {
   out->clear();
   CanonicalWriter w(out);
-  w.Text("record", c.hash_version == 1 ? "claim/1" : "claim/2");
+  w.Text("record", c.hash_version == 1   ? "claim/1"
+                   : c.hash_version == 2 ? "claim/2"
+                                         : "claim/3");
   if (c.hash_version == 1) w.Int("seq", c.seq);
   w.Text("claim_id", c.claim_id);
   w.Text("suite", c.suite);
@@ -224,6 +260,8 @@ void EncodeClaim(const ClaimView& c, std::string* out) {
   w.Real("confidence", c.confidence);
   w.Text("reason", c.reason);
   w.Json("requirements", c.requirements_json);
+  if (c.hash_version <= 2) return;
+  w.Int("depends_on_clock", c.depends_on_clock.value_or(0));
 }
 
 void EncodeRunMeta(const RunView& run, std::string* out) {

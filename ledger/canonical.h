@@ -28,8 +28,13 @@
 //                  both big-endian (the byte order of its hex string)
 //
 // The first field of every record is `record` (TEXT) naming the record kind
-// and its encoding version: "result/1", "result/2", "claim/1", "run/1".
+// and its encoding version: "result/1".."result/4", "claim/1".."claim/3",
+// "run/1".
 //
+//   result/4: result/3 followed by kind (TEXT "exact" | "estimate" |
+//             "timing", harness ResultKind), the row's own declaration of
+//             what its value is (schema version 4)
+//   result/3: result/2 without seq (the row's position is left out)
 //   result/2: record seq suite case_name backend params(JSON) metric unit
 //             direction value ci_low ci_high n(INT) samples(F64ARRAY)
 //             input_hash output_hash threads(INT) energy_j energy_source
@@ -37,6 +42,9 @@
 //   result/1: the same without the three energy fields (rows written before
 //             schema version 2, which added them; their energy columns stay
 //             NULL and are checked to be NULL by Verify)
+//   claim/3:  claim/2 followed by depends_on_clock (INT 0/1: the verdict
+//             rests on a clock or meter; schema version 4)
+//   claim/2:  claim/1 without seq
 //   claim/1:  record seq claim_id suite paper section statement paper_value
 //             paper_setting our_setting metric criterion scale verdict value
 //             ci_low ci_high confidence reason requirements(JSON)
@@ -69,6 +77,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/hash.h"
+#include "harness/result.h"
 
 namespace cb::ledger {
 
@@ -81,10 +90,17 @@ using cb::harness::Hash128;
 // whichever rows precede it, so a run split into shards (`run --shard`) or
 // narrowed by --suite produces the same row hashes as one whole run. The order
 // of rows is still covered by run_hash, which hashes them in seq order.
-inline constexpr int kResultHashVersion = 3;
+// result/4 (schema version 4) adds the row's kind; rows of versions 1-3 have
+// none (results.kind NULL), and Verify requires it to stay NULL on them, since
+// their hash does not cover it.
+inline constexpr int kResultHashVersion = 4;
 // The claim encoding new rows use; claims.hash_version (schema step 3) holds it,
-// version 1 rows (claim/1, seq included) keep verifying.
-inline constexpr int kClaimHashVersion = 2;
+// version 1 rows (claim/1, seq included) keep verifying. claim/3 (schema
+// version 4) adds depends_on_clock; older claims have it NULL.
+inline constexpr int kClaimHashVersion = 3;
+
+// The stored names of cb::harness::ResultKind ("exact", "estimate", "timing").
+std::optional<cb::harness::ResultKind> ParseResultKind(std::string_view name);
 
 enum class FieldType : uint8_t {
   kNull = 0x00,
@@ -155,6 +171,9 @@ struct ResultView {
   std::optional<double> energy_j;                 // result/2 only
   std::optional<std::string_view> energy_source;  // result/2 only (NULL on v1 rows)
   std::optional<double> energy_window_s;          // result/2 only
+  // result/4 only: "exact" | "estimate" | "timing". NULL on rows of hash
+  // versions 1-3, which were written before rows declared their kind.
+  std::optional<std::string_view> kind;
 };
 
 struct ClaimView {
@@ -166,6 +185,8 @@ struct ClaimView {
   std::optional<double> value, ci_low, ci_high, confidence;
   std::string_view reason;
   std::string_view requirements_json;  // canonical JSON text
+  // claim/3 only: 0 or 1. NULL on claim/1 and claim/2 rows.
+  std::optional<int64_t> depends_on_clock;
 };
 
 struct RunView {
@@ -180,14 +201,17 @@ struct RunView {
 };
 
 // Why a result row cannot be encoded under its hash_version, or empty: an
-// unknown version, or energy data on a result/1 row (which its hash would
-// not cover).
+// unknown version, energy data on a result/1 row or a kind on a row before
+// result/4 (which its hash would not cover), or a result/4 row whose kind is
+// missing or not one of the three names.
 std::string ResultViewProblem(const ResultView& r);
 
 // Each Encode* clears `out` and writes the record. REQUIRES for results:
 // ResultViewProblem(r) is empty.
 void EncodeResult(const ResultView& r, std::string* out);
-// Why a claim row cannot be encoded under its hash_version, or empty.
+// Why a claim row cannot be encoded under its hash_version, or empty: an
+// unknown version, depends_on_clock set before claim/3, or missing or not
+// 0/1 on a claim/3 row.
 std::string ClaimViewProblem(const ClaimView& c);
 void EncodeClaim(const ClaimView& c, std::string* out);
 void EncodeRunMeta(const RunView& run, std::string* out);

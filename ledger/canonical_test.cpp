@@ -146,6 +146,7 @@ TEST(CanonicalTest, EveryFieldChangesTheHash) {
       {"energy NULL -> 0", [](Result& r) { r.energy_j = 0.0; }},
       {"energy_source", [](Result& r) { r.energy_source = "rapl"; }},
       {"energy_window NULL -> 0", [](Result& r) { r.energy_window_s = 0.0; }},
+      {"kind", [](Result& r) { r.kind = cb::harness::ResultKind::kTiming; }},
   };
   for (const auto& [what, edit] : edits) {
     Result r = GoldenRow();
@@ -191,13 +192,22 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
     EXPECT_FALSE(hash_of(c) == base) << "changing " << what << " did not change the hash";
   }
   EXPECT_TRUE(hash_of(claim, 2) == base) << "claim/2 must not hash seq";
+  ClaimRow clocked = claim;
+  clocked.depends_on_clock = !claim.depends_on_clock.value_or(false);
+  EXPECT_FALSE(hash_of(clocked) == base) << "changing depends_on_clock did not change the hash";
   CanonicalClaim v1_row(claim, 1), v1_moved(claim, 2);
   ClaimView v1 = v1_row.view(), moved = v1_moved.view();
+  EXPECT_EQ(v1.hash_version, 3);
+  EXPECT_TRUE(v1.depends_on_clock.has_value());
   v1.hash_version = moved.hash_version = 1;
+  EXPECT_FALSE(ClaimViewProblem(v1).empty()) << "a claim/1 row cannot carry depends_on_clock";
+  v1.depends_on_clock.reset();
+  moved.depends_on_clock.reset();
+  EXPECT_TRUE(ClaimViewProblem(v1).empty());
   std::string scratch;
   EXPECT_FALSE(ClaimHash(v1, &scratch) == ClaimHash(moved, &scratch)) << "claim/1 must hash seq";
   EXPECT_FALSE(ClaimHash(v1, &scratch) == base) << "claim/1 and claim/2 must differ";
-  v1.hash_version = 3;
+  v1.hash_version = 4;
   EXPECT_FALSE(ClaimViewProblem(v1).empty());
 }
 
@@ -267,6 +277,7 @@ TEST(CanonicalTest, VersionOneRowsOmitEnergyAndRefuseIt) {
   ResultView v1 = row.view();
   v1.hash_version = 1;
   v1.energy_source.reset();
+  v1.kind.reset();
   EXPECT_TRUE(ResultViewProblem(v1).empty());
   std::string bytes;
   EncodeResult(v1, &bytes);
@@ -275,8 +286,41 @@ TEST(CanonicalTest, VersionOneRowsOmitEnergyAndRefuseIt) {
   v1.energy_j = 1.0;
   EXPECT_FALSE(ResultViewProblem(v1).empty());
   v1.energy_j.reset();
-  v1.hash_version = 4;
+  v1.hash_version = 5;
   EXPECT_FALSE(ResultViewProblem(v1).empty());
+}
+
+// result/4 is result/3 followed by one TEXT field "kind": derived here from
+// the golden result/2 bytes, not from our encoder.
+TEST(CanonicalTest, VersionFourIsVersionThreePlusKind) {
+  const auto golden = ReadGolden();
+  ASSERT_EQ(golden.count("encoding_hex"), 1u);
+  Result r = GoldenRow();
+  r.kind = cb::harness::ResultKind::kTiming;
+  std::string rebuilt = Encode(r, 3, 3);
+  const size_t tag_at = rebuilt.find("result/3");
+  ASSERT_NE(tag_at, std::string::npos);
+  rebuilt[tag_at + 7] = '4';
+  // u8 name length, name, u8 type 0x01 (TEXT), u32 LE length, bytes.
+  rebuilt += std::string("\x04kind\x01\x06\x00\x00\x00timing", 16);
+  EXPECT_EQ(ToHex(Encode(r, 3, 4)), ToHex(rebuilt));
+  // Every kind reaches the hash; a result/3 row cannot carry one.
+  Result exact = r, estimate = r;
+  exact.kind = cb::harness::ResultKind::kExact;
+  estimate.kind = cb::harness::ResultKind::kEstimate;
+  EXPECT_FALSE(HashOf(r) == HashOf(exact));
+  EXPECT_FALSE(HashOf(exact) == HashOf(estimate));
+  CanonicalResult row(r, 3);
+  ResultView v = row.view();
+  EXPECT_EQ(v.hash_version, 4);
+  EXPECT_TRUE(ResultViewProblem(v).empty());
+  v.hash_version = 3;
+  EXPECT_FALSE(ResultViewProblem(v).empty()) << "a kind its hash does not cover";
+  v.hash_version = 4;
+  v.kind = "fast";
+  EXPECT_FALSE(ResultViewProblem(v).empty());
+  v.kind.reset();
+  EXPECT_FALSE(ResultViewProblem(v).empty());
 }
 
 TEST(CanonicalTest, RunAndChainHashesDependOnOrderAndContent) {

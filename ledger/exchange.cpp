@@ -12,9 +12,13 @@
 //    "results": [{seq, hash_version, suite, case_name, backend, params_json,
 //                 metric, unit, direction, value, ci_low, ci_high, n,
 //                 samples, input_hash, output_hash, threads, energy_j,
-//                 energy_source, energy_window_s, content_hash}, ...],
-//    "claims":  [{seq, hash_version, claim_id, ..., requirements_json, content_hash}, ...]}
-//   (a claim without hash_version, from an older export, is a claim/1 row)
+//                 energy_source, energy_window_s, kind, content_hash}, ...],
+//    "claims":  [{seq, hash_version, claim_id, ..., requirements_json,
+//                 depends_on_clock, content_hash}, ...]}
+//   (a claim without hash_version, from an older export, is a claim/1 row;
+//   kind and depends_on_clock are null on rows recorded before schema
+//   version 4 (result/1-3, claim/1-2), and absent from older exports, which
+//   reads the same)
 //
 // The *_json fields travel as the exact stored text, not as parsed objects:
 // hashes cover those bytes, and re-serialising them (possibly with another
@@ -93,6 +97,7 @@ nlohmann::json ResultJson(const StoredResult& row) {
           {"energy_j", RealJson(v.energy_j)},
           {"energy_source", OptTextJson(v.energy_source)},
           {"energy_window_s", RealJson(v.energy_window_s)},
+          {"kind", OptTextJson(v.kind)},
           {"content_hash", row.content_hash}};
 }
 
@@ -118,6 +123,8 @@ nlohmann::json ClaimJson(const StoredClaim& row) {
           {"confidence", RealJson(v.confidence)},
           {"reason", v.reason},
           {"requirements_json", v.requirements_json},
+          {"depends_on_clock", v.depends_on_clock ? nlohmann::json(*v.depends_on_clock != 0)
+                                                  : nlohmann::json()},
           {"content_hash", row.content_hash}};
 }
 
@@ -227,6 +234,16 @@ class Fields {
     if (v.is_null()) return std::nullopt;
     return Str(key);
   }
+  // A field that older exports lack: absent reads as null.
+  std::optional<std::string> AbsentOrOptStr(const char* key) const {
+    if (obj_.find(key) == obj_.end()) return std::nullopt;
+    return OptStr(key);
+  }
+  std::optional<bool> AbsentOrOptBool(const char* key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return std::nullopt;
+    return Bool(key);
+  }
   int64_t Int(const char* key) const {
     const auto& v = Get(key);
     if (!v.is_number_integer()) Bad(key, "expected an integer");
@@ -276,7 +293,7 @@ class Fields {
 struct ImportedResult {
   std::string suite, case_name, backend, params_json, metric, unit, direction;
   std::string samples, input_hash, output_hash, content_hash;
-  std::optional<std::string> energy_source;
+  std::optional<std::string> energy_source, kind;
   ResultView view;
 };
 
@@ -316,6 +333,7 @@ void DecodeResult(const Fields& f, ImportedResult* r) {
   v.energy_j = CanonicalReal(f.Real("energy_j"));
   r->energy_source = f.OptStr("energy_source");
   v.energy_window_s = CanonicalReal(f.Real("energy_window_s"));
+  r->kind = f.AbsentOrOptStr("kind");
   r->content_hash = f.Str("content_hash");
   v.suite = r->suite;
   v.case_name = r->case_name;
@@ -328,6 +346,7 @@ void DecodeResult(const Fields& f, ImportedResult* r) {
   v.input_hash = r->input_hash;
   v.output_hash = r->output_hash;
   if (r->energy_source) v.energy_source = std::string_view(*r->energy_source);
+  if (r->kind) v.kind = std::string_view(*r->kind);
 }
 
 void DecodeClaim(const Fields& f, ImportedClaim* c) {
@@ -353,6 +372,7 @@ void DecodeClaim(const Fields& f, ImportedClaim* c) {
   v.confidence = CanonicalReal(f.Real("confidence"));
   c->reason = f.Str("reason");
   c->requirements_json = f.Str("requirements_json");
+  if (const auto clock = f.AbsentOrOptBool("depends_on_clock")) v.depends_on_clock = *clock ? 1 : 0;
   c->content_hash = f.Str("content_hash");
   v.claim_id = c->claim_id;
   v.suite = c->suite;

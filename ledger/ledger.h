@@ -47,7 +47,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...
@@ -77,6 +77,11 @@ struct ClaimRow {
   double confidence = 0.95;
   std::string reason;                          // why unmeasurable / inconclusive, else detail
   nlohmann::json requirements = nlohmann::json::object();
+  // The verdict rests on a clock or meter (harness ClaimSpec::depends_on_clock):
+  // the gate reports it and does not gate it. nullopt when read back from a
+  // claim recorded before schema version 4, which did not store it; written
+  // as false when left unset.
+  std::optional<bool> depends_on_clock;
 };
 
 // A claim's measured value for tables: "0.3063 [0.2999, 0.3111]" (4
@@ -198,7 +203,11 @@ class Ledger {
   // Throws LedgerError when none or several match.
   int64_t ResolveRun(const std::string& ref);
   RunSummary GetRun(int64_t run_id);
-  std::vector<Result> GetResults(int64_t run_id);
+  // Result::kind of a row recorded before schema version 4 (which stored no
+  // kind) is meaningless; `kinds`, when given, receives per row the stored
+  // kind, or nullopt for such a row.
+  std::vector<Result> GetResults(int64_t run_id,
+                                 std::vector<std::optional<cb::harness::ResultKind>>* kinds = nullptr);
   std::vector<ClaimRow> GetClaims(int64_t run_id);
   // The metadata a run was begun with (git, platform, build; provenance).
   RunMeta GetRunMeta(int64_t run_id);

@@ -80,6 +80,9 @@ inline Result SampleResult(int i) {
     r.energy_source = "unavailable: no meter";
   }
   r.threads = 1 + i % 2;
+  r.kind = i % 3 == 0   ? cb::harness::ResultKind::kTiming
+           : i % 3 == 1 ? cb::harness::ResultKind::kExact
+                        : cb::harness::ResultKind::kEstimate;
   return r;
 }
 
@@ -103,6 +106,7 @@ inline ClaimRow SampleClaim(int i) {
   c.confidence = 0.95;
   c.reason = "";
   c.requirements = {{"gpu", false}};
+  c.depends_on_clock = i % 2 == 1;
   return c;
 }
 

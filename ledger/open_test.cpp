@@ -163,6 +163,14 @@ TEST(OpenTest, VersionOneFixtureMigratesVerifiesAndTakesNewRuns) {
   EXPECT_FALSE(old_rows[0].energy_j.has_value());
   EXPECT_EQ(old_rows[0].case_name, "loop/256");
   EXPECT_FALSE(old_rows[2].ci_high.has_value());
+  // Rows recorded before schema version 4 declared no kind, and none is made
+  // up for them: the column stays NULL, the kind reads back as unknown.
+  std::vector<std::optional<cb::harness::ResultKind>> kinds;
+  ledger.GetResults(1, &kinds);
+  ASSERT_EQ(kinds.size(), 3u);
+  for (const auto& k : kinds) EXPECT_FALSE(k.has_value());
+  EXPECT_EQ(ExecSql(path, "SELECT 1 FROM results WHERE kind IS NOT NULL"), "");
+  for (const auto& c : ledger.GetClaims(1)) EXPECT_FALSE(c.depends_on_clock.has_value());
 
   // A new run with energy data goes onto the same chain.
   const int64_t run = ledger.BeginRun(testutil::SampleMeta());
@@ -173,6 +181,26 @@ TEST(OpenTest, VersionOneFixtureMigratesVerifiesAndTakesNewRuns) {
   EXPECT_EQ(rep.runs, 3);
   EXPECT_EQ(rep.chain_head, ledger.GetRun(run).chain_hash);
   EXPECT_EQ(ledger.GetResults(run)[0].energy_j, testutil::SampleResult(0).energy_j);
+  ledger.GetResults(run, &kinds);
+  EXPECT_EQ(kinds, (std::vector<std::optional<cb::harness::ResultKind>>{
+                       testutil::SampleResult(0).kind}));
+}
+
+TEST(OpenTest, KindIsNotAddedToAMigratedRowByHand) {
+  // A kind written into an old row would not be covered by its result/1
+  // hash, so Verify refuses it rather than trusting it.
+  TempDir dir;
+  const std::string path = dir.File("v1.db");
+  ASSERT_EQ(ExecSql(path, V1Sql()), "");
+  { Ledger::Open(path); }
+  ASSERT_EQ(ExecSql(path, "UPDATE results SET kind = 'exact' WHERE id = 2"), "");
+  EXPECT_EQ(Ledger::Open(path).Verify().first_error,
+            "results row 2 (run 1): kind set on a hash_version 1 row (its hash would not cover it)");
+  ASSERT_EQ(ExecSql(path, "UPDATE results SET kind = NULL WHERE id = 2; "
+                          "UPDATE claims SET depends_on_clock = 0 WHERE id = 1"), "");
+  EXPECT_EQ(Ledger::Open(path).Verify().first_error,
+            "claims row 1 (run 1): depends_on_clock set on a hash_version 1 claim (its hash would "
+            "not cover it)");
 }
 
 TEST(OpenTest, VersionOneRowsAreStillCheckedAfterMigration) {

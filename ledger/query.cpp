@@ -131,15 +131,18 @@ int64_t Ledger::ResolveRun(const std::string& ref) {
   return ids.front();
 }
 
-std::vector<Result> Ledger::GetResults(int64_t run_id) {
+std::vector<Result> Ledger::GetResults(int64_t run_id,
+                                       std::vector<std::optional<cb::harness::ResultKind>>* kinds) {
   Impl& d = *impl_;
   std::vector<Result> out;
+  if (kinds != nullptr) kinds->clear();
   sql::Stmt& s = d.Prepare(kSelectRunResults);
   s.BindInt(1, run_id);
   StoredResult row;
   while (s.Step()) {
     ReadResult(s, &row);  // type problems are Verify's business; read what is there
     out.push_back(ToResult(row.view));
+    if (kinds != nullptr) kinds->push_back(StoredKind(row.view));
   }
   s.Reset();
   return out;

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "harness/stats.h"
@@ -24,6 +26,21 @@ std::string IdentityName(const Run& run) {
   std::string name = run.run_name.function_name;
   if (!run.run_name.args.empty()) name += "/" + run.run_name.args;
   return name;
+}
+
+// A named axis value as JSON: an integer or a finite real when the whole text
+// is one, else the text.
+nlohmann::json AxisValue(const std::string& text) {
+  if (text.empty()) return text;
+  errno = 0;
+  char* end = nullptr;
+  const long long i = std::strtoll(text.c_str(), &end, 10);
+  if (errno == 0 && end == text.c_str() + text.size()) return static_cast<int64_t>(i);
+  errno = 0;
+  end = nullptr;
+  const double d = std::strtod(text.c_str(), &end);
+  if (errno == 0 && end == text.c_str() + text.size() && std::isfinite(d)) return d;
+  return text;
 }
 
 std::string StripBm(std::string s) {
@@ -108,19 +125,46 @@ std::pair<std::string, std::string> SplitBenchmarkName(const std::string& name) 
   return {Lower(StripBm(name.substr(0, slash))), name.substr(slash + 1)};
 }
 
+BenchmarkAxes SplitBenchmarkAxes(const std::string& case_name) {
+  BenchmarkAxes out;
+  out.params = nlohmann::json::object();
+  size_t start = 0;
+  while (start <= case_name.size()) {
+    size_t end = case_name.find('/', start);
+    if (end == std::string::npos) end = case_name.size();
+    const std::string part = case_name.substr(start, end - start);
+    const size_t colon = part.find(':');
+    const bool axis = colon != std::string::npos && colon > 0 &&
+                      std::all_of(part.begin(), part.begin() + static_cast<long>(colon),
+                                  [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+    const std::string key = axis ? part.substr(0, colon) : "";
+    if (axis && key != "benchmark" && key != "error" && key != "ceiling" &&
+        !out.params.contains(key)) {
+      out.params[key] = AxisValue(part.substr(colon + 1));
+    } else {
+      out.case_name += (out.case_name.empty() ? "" : "/") + part;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 std::vector<Result> BenchmarkResults(std::span<const Run> reps, uint64_t seed) {
   std::vector<Result> out;
   if (reps.empty()) return out;
   const Run& first = reps.front();
   const std::string identity = IdentityName(first);
-  const auto [suite, case_name] = SplitBenchmarkName(identity);
+  const auto [suite, full_case] = SplitBenchmarkName(identity);
+  BenchmarkAxes axes = SplitBenchmarkAxes(full_case);
 
   Result base;
   base.suite = suite;
-  base.case_name = case_name;
-  base.backend = BackendOf(case_name);
-  base.params = {{"benchmark", first.benchmark_name()}};
+  base.case_name = axes.case_name;
+  base.backend = BackendOf(full_case);
+  base.params = std::move(axes.params);
+  base.params["benchmark"] = first.benchmark_name();
   base.threads = static_cast<int>(first.threads);
+  base.kind = cb::harness::ResultKind::kTiming;  // every row is read off a clock or meter
 
   const auto errored = std::find_if(reps.begin(), reps.end(),
                                     [](const Run& r) { return r.error_occurred; });
@@ -188,7 +232,9 @@ void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>*
     if (r.ci_low) f.ci_low = *r.ci_low / limit;
     if (r.ci_high) f.ci_high = *r.ci_high / limit;
     for (double& s : f.samples) s /= limit;
-    f.params["ceiling"] = {{"name", c->name}, {"value", c->value}, {"unit", c->unit}};
+    // The ceiling's name only: its value is measured, and a measured number
+    // in params would make the row's identity differ from run to run.
+    f.params["ceiling"] = {{"name", c->name}, {"unit", c->unit}};
     rows->push_back(std::move(f));
   }
 }

@@ -15,9 +15,16 @@
 //                the name itself with "BM_" removed;
 //   backend    = "cuda" or "cpu" when one of the case's '/'-separated parts
 //                is exactly that word, else "".
+// Named axes (ArgNames: "ledger_insert/rows:1000") are params, not part of
+// the case: {"rows": 1000} (a number when the value is one, else the text),
+// case_name "ledger_insert", so compare and history select by axis with
+// --param. Unnamed args stay in case_name.
 // Run settings (min_time, repetitions, threads, real/manual time) are not part
 // of the case: they do not change what is measured. The full Google Benchmark
-// name is kept in params {"benchmark": ...}.
+// name is kept in params {"benchmark": ...}. Every row is a timing
+// (ResultKind::kTiming): read off a clock or a meter, counters included.
+// No param depends on a measurement (so a row's identity is the same in
+// every run).
 //
 // Rows written per benchmark:
 //   metric "real_time", unit "ns", direction "lower": value = median over
@@ -55,6 +62,14 @@ namespace cb::ledger {
 // (suite, case_name) of a benchmark name, by the convention above.
 std::pair<std::string, std::string> SplitBenchmarkName(const std::string& name);
 
+// A case name's named axes ("name:value" parts, name of [A-Za-z0-9_]) as
+// params; the other parts, '/'-joined, as the case.
+struct BenchmarkAxes {
+  std::string case_name;
+  nlohmann::json params;
+};
+BenchmarkAxes SplitBenchmarkAxes(const std::string& case_name);
+
 // The Result rows for one benchmark's repetitions (all of one benchmark
 // instance, aggregates excluded). `seed` seeds the bootstrap.
 std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporter::Run> reps,
@@ -66,7 +81,9 @@ std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporte
 // cpu_copy_bandwidth (gpu_copy_bandwidth for backend "cuda"), counter
 // "flops" (a rate) against cpu_sgemm (gpu_sgemm), each ceiling converted to
 // per second by its unit (GB/s, TB/s, GFLOP/s, TFLOP/s). The new row's metric
-// is "<counter>_fraction_of_<ceiling>", unit "1". Rows without a matching
+// is "<counter>_fraction_of_<ceiling>", unit "1", params + {"ceiling":
+// {name, unit}} (not its measured value, which would change the row's identity from
+// run to run). Rows without a matching
 // ceiling, or whose ceiling has another unit, get none.
 void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>* rows);
 

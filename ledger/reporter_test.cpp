@@ -44,6 +44,17 @@ TEST(ReporterTest, SplitBenchmarkNameFollowsTheConvention) {
   EXPECT_EQ(SplitBenchmarkName("BM_Lonely"), P("lonely", "Lonely"));
 }
 
+TEST(ReporterTest, NamedAxesBecomeParamsNumbersAsNumbers) {
+  BenchmarkAxes a = SplitBenchmarkAxes("ledger_insert/rows:1000/mode:fast/alpha:0.5/cpu");
+  EXPECT_EQ(a.case_name, "ledger_insert/cpu");
+  EXPECT_EQ(a.params, nlohmann::json({{"rows", 1000}, {"mode", "fast"}, {"alpha", 0.5}}));
+  EXPECT_TRUE(a.params["rows"].is_number_integer());
+  // Unnamed args stay in the case; reserved keys are not taken from a name.
+  a = SplitBenchmarkAxes("loop/cpu/1024/benchmark:x");
+  EXPECT_EQ(a.case_name, "loop/cpu/1024/benchmark:x");
+  EXPECT_TRUE(a.params.empty());
+}
+
 TEST(ReporterTest, RowsFromRepetitions) {
   const std::vector<BmRun> reps = {Repetition(3000, 0, 3), Repetition(1000, 1, 3),
                                  Repetition(2000, 2, 3)};
@@ -68,6 +79,7 @@ TEST(ReporterTest, RowsFromRepetitions) {
   EXPECT_LE(*time.ci_high, 3000.0 + 1e-6);
   EXPECT_EQ(time.threads, 2);
   EXPECT_EQ(time.params["benchmark"], reps[0].benchmark_name());
+  for (const Result& r : rows) EXPECT_EQ(r.kind, cb::harness::ResultKind::kTiming) << r.metric;
 
   const Result& items = rows[1];
   EXPECT_EQ(items.metric, "items_per_second");
@@ -150,7 +162,9 @@ TEST(ReporterTest, BandwidthAndFlopRowsGetCeilingFractions) {
   EXPECT_DOUBLE_EQ(rows[3].value, 0.5);
   EXPECT_DOUBLE_EQ(*rows[3].ci_low, 19.0 / 40);
   EXPECT_DOUBLE_EQ(rows[3].samples[2], 21.0 / 40);
-  EXPECT_EQ(rows[3].params.at("ceiling").at("name"), "cpu_copy_bandwidth");
+  EXPECT_EQ(rows[3].params.at("ceiling"),
+            nlohmann::json({{"name", "cpu_copy_bandwidth"}, {"unit", "GB/s"}}))
+      << "a measured ceiling value in params would change the row's identity every run";
   EXPECT_EQ(rows[4].metric, "flops_fraction_of_gpu_sgemm");
   EXPECT_DOUBLE_EQ(rows[4].value, 0.1);
 
@@ -203,8 +217,10 @@ TEST(ReporterTest, RealBenchmarkRunIsRecorded) {
   EXPECT_NE(out.str().find("reportertest/manual/cpu"), std::string::npos)
       << "the display reporter did not get the runs: " << out.str();
   EXPECT_EQ(reporter.errors(), 1);
-  const auto rows = ledger.GetResults(run);
+  std::vector<std::optional<cb::harness::ResultKind>> kinds;
+  const auto rows = ledger.GetResults(run, &kinds);
   ASSERT_EQ(rows.size(), 3u);  // real_time + widgets, and one error row
+  for (const auto& k : kinds) EXPECT_EQ(k, cb::harness::ResultKind::kTiming);
   EXPECT_EQ(rows[0].suite, "reportertest");
   EXPECT_EQ(rows[0].case_name, "manual/cpu");
   EXPECT_EQ(rows[0].backend, "cpu");

@@ -78,6 +78,7 @@ const char* ReadResult(const sql::Stmt& s, StoredResult* out) {
   v.energy_source = c.OptText(20, "energy_source");
   v.energy_window_s = c.Real(21, "energy_window_s");
   out->content_hash = c.Text(22, "content_hash");
+  v.kind = c.OptText(23, "kind");
   return c.problem();
 }
 
@@ -107,6 +108,7 @@ const char* ReadClaim(const sql::Stmt& s, StoredClaim* out) {
   v.requirements_json = c.Text(20, "requirements_json");
   out->content_hash = c.Text(21, "content_hash");
   v.hash_version = static_cast<int>(c.Int(22, "hash_version"));
+  v.depends_on_clock = c.OptInt(23, "depends_on_clock");
   return c.problem();
 }
 
@@ -160,6 +162,7 @@ void BindResult(sql::Stmt& insert, int64_t run_id, const ResultView& r,
   insert.BindOptText(20, r.energy_source);
   insert.BindOptReal(21, CanonicalReal(r.energy_window_s));
   insert.BindText(22, content_hash);
+  insert.BindOptText(23, r.kind);
 }
 
 void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
@@ -186,6 +189,7 @@ void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
   insert.BindText(20, c.requirements_json);
   insert.BindText(21, content_hash);
   insert.BindInt(22, c.hash_version);
+  insert.BindOptInt(23, c.depends_on_clock);
 }
 
 void BindRun(sql::Stmt& insert, const RunView& run, std::string_view host, int64_t pid,
@@ -230,6 +234,7 @@ CanonicalResult::CanonicalResult(const Result& r, int64_t seq)
   view_.energy_j = CanonicalReal(r.energy_j);
   view_.energy_source = std::string_view(r.energy_source);
   view_.energy_window_s = CanonicalReal(r.energy_window_s);
+  view_.kind = std::string_view(cb::harness::ResultKindName(r.kind));
 }
 
 CanonicalClaim::CanonicalClaim(const ClaimRow& c, int64_t seq)
@@ -253,6 +258,7 @@ CanonicalClaim::CanonicalClaim(const ClaimRow& c, int64_t seq)
   view_.confidence = CanonicalReal(c.confidence);
   view_.reason = c.reason;
   view_.requirements_json = requirements_json_;
+  view_.depends_on_clock = c.depends_on_clock.value_or(false) ? 1 : 0;
 }
 
 OwnedRun OwnedRun::Copy(const RunView& v) {
@@ -311,7 +317,13 @@ Result ToResult(const ResultView& v) {
   r.energy_source = std::string(v.energy_source.value_or(""));
   r.energy_window_s = v.energy_window_s;
   r.threads = static_cast<int>(v.threads);
+  r.kind = StoredKind(v).value_or(cb::harness::ResultKind::kExact);
   return r;
+}
+
+std::optional<cb::harness::ResultKind> StoredKind(const ResultView& v) {
+  if (!v.kind) return std::nullopt;
+  return ParseResultKind(*v.kind);
 }
 
 ClaimRow ToClaimRow(const ClaimView& v) {
@@ -334,6 +346,7 @@ ClaimRow ToClaimRow(const ClaimView& v) {
   c.confidence = v.confidence.value_or(std::numeric_limits<double>::quiet_NaN());
   c.reason = v.reason;
   c.requirements = nlohmann::json::parse(v.requirements_json, nullptr, false);
+  if (v.depends_on_clock) c.depends_on_clock = *v.depends_on_clock != 0;
   return c;
 }
 

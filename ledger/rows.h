@@ -28,11 +28,11 @@ namespace cb::ledger {
 #define CB_LEDGER_RESULT_COLUMNS                                                          \
   "id, run_id, seq, hash_version, suite, case_name, backend, params_json, metric, unit, " \
   "direction, value, ci_low, ci_high, n, samples, input_hash, output_hash, threads, "     \
-  "energy_j, energy_source, energy_window_s, content_hash"
+  "energy_j, energy_source, energy_window_s, content_hash, kind"
 #define CB_LEDGER_CLAIM_COLUMNS                                                            \
   "id, run_id, seq, claim_id, suite, paper, section, statement, paper_value, paper_setting, " \
   "our_setting, metric, criterion, scale, verdict, value, ci_low, ci_high, confidence, "    \
-  "reason, requirements_json, content_hash, hash_version"
+  "reason, requirements_json, content_hash, hash_version, depends_on_clock"
 #define CB_LEDGER_RUN_COLUMNS                                                              \
   "id, run_uuid, status, command, profile, seed, git_commit, git_dirty, source_hash, "      \
   "platform_hash, platform_json, build_json, started_at, finished_at, host, pid, pid_start, " \
@@ -53,15 +53,15 @@ inline constexpr char kSelectRun[] = "SELECT " CB_LEDGER_RUN_COLUMNS " FROM runs
 inline constexpr char kInsertResult[] =
     "INSERT INTO results (run_id, seq, hash_version, suite, case_name, backend, params_json, "
     "metric, unit, direction, value, ci_low, ci_high, n, samples, input_hash, output_hash, "
-    "threads, energy_j, energy_source, energy_window_s, content_hash) "
+    "threads, energy_j, energy_source, energy_window_s, content_hash, kind) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22)";
+    "?19, ?20, ?21, ?22, ?23)";
 inline constexpr char kInsertClaim[] =
     "INSERT INTO claims (run_id, seq, claim_id, suite, paper, section, statement, paper_value, "
     "paper_setting, our_setting, metric, criterion, scale, verdict, value, ci_low, ci_high, "
-    "confidence, reason, requirements_json, content_hash, hash_version) "
+    "confidence, reason, requirements_json, content_hash, hash_version, depends_on_clock) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22)";
+    "?19, ?20, ?21, ?22, ?23)";
 // The meta of a run; status, seal columns and chain are set separately.
 inline constexpr char kInsertRun[] =
     "INSERT INTO runs (run_uuid, status, command, profile, seed, git_commit, git_dirty, "
@@ -159,8 +159,12 @@ struct OwnedRun {
   RunView View() const;
 };
 
-// Owning copies of stored rows, as the public API returns them.
+// Owning copies of stored rows, as the public API returns them. A result row
+// without a kind (hash versions 1-3) comes back with Result::kind kExact,
+// which means nothing: callers that use the kind read StoredKind() instead.
 Result ToResult(const ResultView& v);
+// The row's declared kind; nullopt for rows written before result/4.
+std::optional<cb::harness::ResultKind> StoredKind(const ResultView& v);
 ClaimRow ToClaimRow(const ClaimView& v);
 
 }  // namespace cb::ledger

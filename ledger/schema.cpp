@@ -166,10 +166,22 @@ constexpr const char* kStep3 = R"sql(
 ALTER TABLE claims ADD COLUMN hash_version INTEGER NOT NULL DEFAULT 1;
 )sql";
 
+// Version 4: what a row declares of itself. results.kind ("exact" |
+// "estimate" | "timing", harness ResultKind) and claims.depends_on_clock
+// (0/1). Both stay NULL on existing rows: those were recorded before rows
+// declared their kind, so nothing is filled in by guessing, and their hash
+// versions (result/1-3, claim/1-2) do not cover the columns; new rows are
+// result/4 and claim/3, which hash them (ledger/canonical.h).
+constexpr const char* kStep4 = R"sql(
+ALTER TABLE results ADD COLUMN kind TEXT;
+ALTER TABLE claims ADD COLUMN depends_on_clock INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, results and claims", kStep1},
     {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
     {3, "claims.hash_version (position-free row hashes)", kStep3},
+    {4, "results.kind and claims.depends_on_clock", kStep4},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

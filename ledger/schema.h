@@ -10,6 +10,8 @@
 //           decisions, http_cache
 //   step 3  claims.hash_version (new rows: result/3 and claim/2, whose
 //           content_hash leaves out the row's position in its run)
+//   step 4  results.kind, claims.depends_on_clock (new rows: result/4 and
+//           claim/3, which hash them; older rows keep NULL there)
 //
 // Rows already in a file keep the hash encoding they were written with:
 // step 2 adds results.hash_version with DEFAULT 1, so every pre-existing row

@@ -47,8 +47,6 @@ std::string RowName(const char* table, int64_t id, int64_t run_id) {
          ")";
 }
 
-// Claims have no encoding versions, so nothing can make one unencodable.
-
 class Verifier {
  public:
   explicit Verifier(Ledger::Impl& d) : d_(d) {}

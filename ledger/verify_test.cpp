@@ -148,6 +148,33 @@ TEST_F(VerifyTest, RelabelledHashVersionIsCaught) {
             "not cover them)");
 }
 
+TEST_F(VerifyTest, TamperedKindIsCaught) {
+  // Result row 6 (run 2) is SampleResult(5), an estimate: relabelling it a
+  // timing would move it to the gate's speed test, so its hash covers it.
+  Edit("UPDATE results SET kind = 'timing' WHERE id = 6");
+  EXPECT_EQ(VerifyNow().first_error, "results row 6 (run 2): content_hash mismatch");
+  Edit("UPDATE results SET kind = NULL WHERE id = 6");
+  EXPECT_EQ(VerifyNow().first_error, "results row 6 (run 2): kind missing on a hash_version 4 row");
+  Edit("UPDATE results SET kind = 'Estimate' WHERE id = 6");
+  EXPECT_EQ(VerifyNow().first_error,
+            "results row 6 (run 2): kind 'Estimate' is not exact, estimate or timing");
+  Edit("UPDATE results SET kind = 'estimate' WHERE id = 6");
+  const VerifyReport rep = VerifyNow();
+  EXPECT_TRUE(rep.ok) << rep.first_error;
+}
+
+TEST_F(VerifyTest, TamperedDependsOnClockIsCaught) {
+  // Claim 2 (run 2) is SampleClaim(4): depends_on_clock 0. Setting it would
+  // stop the gate from gating the verdict.
+  Edit("UPDATE claims SET depends_on_clock = 1 WHERE id = 2");
+  EXPECT_EQ(VerifyNow().first_error, "claims row 2 (run 2): content_hash mismatch");
+  Edit("UPDATE claims SET depends_on_clock = 2 WHERE id = 2");
+  EXPECT_EQ(VerifyNow().first_error, "claims row 2 (run 2): depends_on_clock 2 is not 0 or 1");
+  Edit("UPDATE claims SET depends_on_clock = NULL WHERE id = 2");
+  EXPECT_EQ(VerifyNow().first_error,
+            "claims row 2 (run 2): depends_on_clock missing on a hash_version 3 claim");
+}
+
 TEST_F(VerifyTest, UnsealedRunsAreCountedNotErrors) {
   {
     Ledger ledger = Ledger::Open(path_);

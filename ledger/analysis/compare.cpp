@@ -60,13 +60,15 @@ class Correctness {
   std::unordered_map<std::string, SuiteStatus> suites_;
 };
 
-bool Wanted(const Result& r, const std::string& backend) {
-  return (backend.empty() || r.backend == backend) && r.metric != "correct";
+bool Wanted(const Result& r, const std::string& backend, const std::vector<ParamFilter>& params) {
+  return (backend.empty() || r.backend == backend) && r.metric != "correct" &&
+         MatchesParams(r.params, params);
 }
 
 }  // namespace
 
-CompareReport Compare(const CompareSide& a, const CompareSide& b, int resamples) {
+CompareReport Compare(const CompareSide& a, const CompareSide& b, int resamples,
+                      const std::vector<ParamFilter>& params) {
   const bool with_backend = a.backend == b.backend;
   CompareReport rep;
   rep.label_a = a.label;
@@ -74,12 +76,12 @@ CompareReport Compare(const CompareSide& a, const CompareSide& b, int resamples)
   const Correctness ca(*a.run), cbk(*b.run);
   std::unordered_map<std::string, const Result*> rows_a;
   for (const auto& r : a.run->results) {
-    if (Wanted(r, a.backend)) rows_a.emplace(MatchKey(r, with_backend), &r);
+    if (Wanted(r, a.backend, params)) rows_a.emplace(MatchKey(r, with_backend), &r);
   }
   std::map<std::string, std::pair<double, int>> log_sums;
   double total_log = 0;
   for (const auto& rb : b.run->results) {
-    if (!Wanted(rb, b.backend)) continue;
+    if (!Wanted(rb, b.backend, params)) continue;
     const std::string key = MatchKey(rb, with_backend);
     const auto it = rows_a.find(key);
     if (it == rows_a.end()) continue;

@@ -58,8 +58,10 @@ struct CompareReport {
 // Compare()
 //
 // Rows of A and B match on RowKey() without the backend when the two sides
-// select different backends, with it otherwise.
-CompareReport Compare(const CompareSide& a, const CompareSide& b, int resamples = 2000);
+// select different backends, with it otherwise. Only rows whose params match
+// every filter (MatchesParams, run_data.h) are compared.
+CompareReport Compare(const CompareSide& a, const CompareSide& b, int resamples = 2000,
+                      const std::vector<ParamFilter>& params = {});
 
 std::string CompareTable(const CompareReport& report);
 nlohmann::json CompareJson(const CompareReport& report);

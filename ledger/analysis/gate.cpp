@@ -61,50 +61,28 @@ std::string Short(double v) {
 
 uint64_t RowSeed(const std::string& key) { return h::Xxh3_128(key).low ^ 0x9e3779b97f4a7c15ULL; }
 
-GateRow Skeleton(const Result& r, RowKind kind) {
+using OptKind = std::optional<h::ResultKind>;
+
+const char* KindText(OptKind k) { return k ? h::ResultKindName(*k) : "unknown"; }
+
+// The comparison a row's declared kind gets: a timing is tested over its raw
+// samples, an exact value or a seeded estimate by tolerance; a row without a
+// recorded kind is only reported.
+RowKind RowKindFor(OptKind k) {
+  if (!k) return RowKind::kValue;
+  return *k == h::ResultKind::kTiming ? RowKind::kSpeed : RowKind::kDeterministic;
+}
+
+GateRow Skeleton(const Result& r, OptKind result_kind) {
   GateRow g;
-  g.kind = kind;
+  g.kind = RowKindFor(result_kind);
+  g.result_kind = KindText(result_kind);
   g.suite = r.suite;
   g.case_name = r.case_name;
   g.backend = r.backend;
   g.metric = r.metric;
   g.params = r.params.dump();
   return g;
-}
-
-// Never a row derived from a clock, recognised by its unit or its metric's
-// name ("time", "seconds", "speedup"): one timed value has no spread to test.
-bool IsTimed(const Result& r) {
-  static const char* const kTimeUnits[] = {"ns", "us", "ms", "s"};
-  for (const char* unit : kTimeUnits) {
-    if (r.unit == unit) return true;
-  }
-  if (r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) return true;
-  for (const char* word : {"time", "seconds", "speedup"}) {
-    if (r.metric.find(word) != std::string::npos) return true;
-  }
-  return false;
-}
-
-// A timing: raw samples of a time or a rate, or any row of the benchmark
-// reporter (times, counters, fractions of a ceiling). Raw samples alone do
-// not make a speed row: a claim may keep per-seed accuracies as samples.
-bool IsSpeed(const Result& r, int min_samples) {
-  if (static_cast<int>(r.samples.size()) < min_samples) return false;
-  return IsTimed(r) || r.params.contains("benchmark");
-}
-
-// One exact value: an input hash (the output is a function of it), or neither
-// raw samples nor an interval (a count, a computed error), as claims record
-// computed quantities; estimates carry a CI and measurements carry samples.
-bool IsDeterministic(const Result& r) {
-  if (r.samples.size() >= 2 || IsTimed(r)) return false;
-  return !r.input_hash.empty() || (!r.ci_low && !r.ci_high);
-}
-
-RowKind KindOf(const Result& r, int min_samples) {
-  if (IsSpeed(r, min_samples)) return RowKind::kSpeed;
-  return IsDeterministic(r) ? RowKind::kDeterministic : RowKind::kValue;
 }
 
 void GateSpeed(const Result& b, const Result& c, const GatePolicy& policy, GateRow* g) {
@@ -156,7 +134,7 @@ void ClassifySpeed(const GatePolicy& policy, GateRow* g) {
   } else {
     g->verdict = "AMBIGUOUS";
   }
-  if (!g->gated) g->note = "speed reported, not gated (policy gate_speed = false)";
+  if (!g->gated && g->note.empty()) g->note = "speed reported, not gated (policy gate_speed = false)";
 }
 
 bool WithinTolerance(double b, double c, const Tolerance& t) {
@@ -216,7 +194,7 @@ void GateValue(const Result& b, const Result& c, GateRow* g) {
   if (b.value != 0) g->effect = c.value / b.value - 1.0;
 }
 
-GateRow GateClaim(const ClaimRow* b, const ClaimRow* c, const GatePolicy& policy) {
+GateRow GateClaim(const ClaimRow* b, const ClaimRow* c) {
   GateRow g;
   g.kind = RowKind::kClaim;
   const ClaimRow& any = c ? *c : *b;
@@ -240,10 +218,17 @@ GateRow GateClaim(const ClaimRow* b, const ClaimRow* c, const GatePolicy& policy
     g.verdict = "MISSING";
     return g;
   }
-  const bool ignored = std::find(policy.ignore_claims.begin(), policy.ignore_claims.end(),
-                                 any.claim_id) != policy.ignore_claims.end();
-  g.gated = !ignored;
-  if (ignored) g.note = "ignored by the policy (ignore_claims)";
+  // The candidate's declaration (the code that ran last) wins; a claim stored
+  // before schema version 4 has none, and then the other side's is used.
+  const std::optional<bool> clock = c->depends_on_clock ? c->depends_on_clock : b->depends_on_clock;
+  g.gated = clock.has_value() && !*clock;
+  if (!clock) {
+    g.note = "neither run recorded whether this claim's verdict rests on a clock (both recorded "
+             "before ledger schema 4): reported, not gated";
+  } else if (*clock) {
+    g.note = "the verdict rests on a clock or meter (depends_on_clock): reported, not gated";
+  }
+  const bool ignored = !g.gated;
   if (b->verdict == c->verdict) {
     g.verdict = "MATCH";
   } else if (b->verdict == "REPRODUCED") {
@@ -255,7 +240,7 @@ GateRow GateClaim(const ClaimRow* b, const ClaimRow* c, const GatePolicy& policy
     g.verdict = "IMPROVED";
   } else {
     g.verdict = "CHANGED";
-    g.note = b->verdict + " -> " + c->verdict;
+    g.note = (ignored ? g.note + "; " : "") + b->verdict + " -> " + c->verdict;
   }
   return g;
 }
@@ -322,11 +307,9 @@ GatePolicy ParsePolicy(const nlohmann::json& j, const std::string& source) {
         p.metric_tolerance[metric] = ParseTolerance(mv, "metrics." + metric, source);
       }
     } else if (k == "ignore_claims") {
-      if (!v.is_array()) fail("'ignore_claims' must be an array of claim ids");
-      for (const auto& id : v) {
-        if (!id.is_string()) fail("'ignore_claims' must be an array of claim ids");
-        p.ignore_claims.push_back(id.get<std::string>());
-      }
+      fail("'ignore_claims' is no longer a policy key: claims declare depends_on_clock now "
+           "(harness/claim.h), and the gate reports those verdicts without gating them; remove "
+           "the key");
     } else {
       fail("unknown key '" + k + "'");
     }
@@ -364,20 +347,26 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   rep.cross_platform = cross_platform;
   rep.policy_version = policy.policy_version;
 
-  std::unordered_map<std::string, const Result*> base_rows;
+  std::unordered_map<std::string, size_t> base_rows;
   base_rows.reserve(baseline.results.size());
-  for (const auto& r : baseline.results) base_rows.emplace(RowKey(r), &r);
+  for (size_t i = 0; i < baseline.results.size(); ++i) {
+    base_rows.emplace(RowKey(baseline.results[i]), i);
+  }
   std::unordered_map<std::string, bool> seen;
   seen.reserve(candidate.results.size());
 
+  const size_t min_samples = static_cast<size_t>(policy.min_samples);
   std::vector<size_t> speed_rows;
   std::vector<std::pair<const Result*, const Result*>> speed_pairs;
+  std::vector<std::string> speed_ungated;  // per speed row: why it is not gated, or ""
   rep.rows.reserve(candidate.results.size() + baseline.results.size() / 16 + candidate.claims.size());
-  for (const auto& c : candidate.results) {
+  for (size_t ci = 0; ci < candidate.results.size(); ++ci) {
+    const Result& c = candidate.results[ci];
+    const OptKind kc = candidate.KindOf(ci);
     std::string key = RowKey(c);
     const auto it = base_rows.find(key);
     if (it == base_rows.end()) {
-      GateRow g = Skeleton(c, KindOf(c, policy.min_samples));
+      GateRow g = Skeleton(c, kc);
       g.verdict = "NEW";
       g.candidate_value = c.value;
       g.n_candidate = c.n;
@@ -386,22 +375,66 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
       continue;
     }
     seen.emplace(std::move(key), true);
-    const Result& b = *it->second;
-    GateRow g = Skeleton(c, RowKind::kValue);
-    if (IsSpeed(b, policy.min_samples) && IsSpeed(c, policy.min_samples)) {
-      g.kind = RowKind::kSpeed;  // tested below, in parallel
-      speed_rows.push_back(rep.rows.size());
-      speed_pairs.emplace_back(&b, &c);
-    } else if (IsDeterministic(b) && IsDeterministic(c)) {
-      GateDeterministic(b, c, policy, cross_platform, &g);
+    const Result& b = baseline.results[it->second];
+    const OptKind kb = baseline.KindOf(it->second);
+    GateRow g = Skeleton(c, kc);
+    // The kind both rows declare decides the comparison; the gate never
+    // infers it from the metric's name, its unit or its samples.
+    OptKind kind;
+    std::string ungated;  // compared, but not gated, because of this
+    if (kb && kc && *kb != *kc) {
+      GateValue(b, c, &g);
+      g.verdict = "KIND_CHANGED";
+      g.note = std::string("recorded as ") + KindText(kb) + " in the baseline, " + KindText(kc) +
+               " now: not comparable, reported";
+      rep.rows.push_back(std::move(g));
+      continue;
+    }
+    if (kb && kc) {
+      kind = kc;
+    } else if (kb || kc) {
+      // One side comes from a ledger older than schema version 4. The other
+      // side's declaration for the same row (same suite, case, backend,
+      // params and metric) chooses the comparison, but a row that did not
+      // declare its kind is never gated.
+      kind = kc ? kc : kb;
+      ungated = std::string(kc ? "the baseline" : "the candidate") +
+                " row has no recorded kind (written before ledger schema 4): compared as " +
+                KindText(kind) + ", reported, not gated";
+      g.result_kind = KindText(kind);
     } else {
       GateValue(b, c, &g);
+      g.note = "neither row has a recorded kind (both written before ledger schema 4): "
+               "reported, not gated";
+      rep.rows.push_back(std::move(g));
+      continue;
+    }
+    if (*kind == h::ResultKind::kTiming) {
+      if (b.samples.size() >= min_samples && c.samples.size() >= min_samples) {
+        g.kind = RowKind::kSpeed;  // tested below, in parallel
+        speed_rows.push_back(rep.rows.size());
+        speed_pairs.emplace_back(&b, &c);
+        speed_ungated.push_back(std::move(ungated));
+      } else {
+        GateValue(b, c, &g);
+        g.note = (ungated.empty() ? "" : ungated + "; ") +
+                 "a timing with fewer than min_samples (" + std::to_string(min_samples) +
+                 ") raw samples on a side: no spread to test, reported, not gated";
+      }
+    } else {
+      GateDeterministic(b, c, policy, cross_platform, &g);
+      if (!ungated.empty()) {
+        g.gated = false;
+        g.regression = false;
+        g.note = ungated + (g.note.empty() ? "" : "; " + g.note);
+      }
     }
     rep.rows.push_back(std::move(g));
   }
-  for (const auto& b : baseline.results) {
+  for (size_t bi = 0; bi < baseline.results.size(); ++bi) {
+    const Result& b = baseline.results[bi];
     if (seen.count(RowKey(b))) continue;
-    GateRow g = Skeleton(b, KindOf(b, policy.min_samples));
+    GateRow g = Skeleton(b, baseline.KindOf(bi));
     g.verdict = "MISSING";
     g.baseline_value = b.value;
     g.n_baseline = b.n;
@@ -445,6 +478,10 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   for (size_t k = 0; k < speed_rows.size(); ++k) {
     GateRow& g = rep.rows[speed_rows[k]];
     g.q = q[k];
+    if (!speed_ungated[k].empty()) {
+      g.gated = false;
+      g.note = speed_ungated[k] + (g.note.empty() ? "" : "; " + g.note);
+    }
     ClassifySpeed(policy, &g);
   }
 
@@ -454,11 +491,11 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   std::unordered_map<std::string, bool> seen_claims;
   for (const auto& c : candidate.claims) {
     const auto it = base_claims.find(c.claim_id);
-    rep.rows.push_back(GateClaim(it == base_claims.end() ? nullptr : it->second, &c, policy));
+    rep.rows.push_back(GateClaim(it == base_claims.end() ? nullptr : it->second, &c));
     seen_claims.emplace(c.claim_id, true);
   }
   for (const auto& b : baseline.claims) {
-    if (!seen_claims.count(b.claim_id)) rep.rows.push_back(GateClaim(&b, nullptr, policy));
+    if (!seen_claims.count(b.claim_id)) rep.rows.push_back(GateClaim(&b, nullptr));
   }
 
   std::stable_sort(rep.rows.begin(), rep.rows.end(),
@@ -494,6 +531,7 @@ void StoreDecisions(Ledger& ledger, const GateReport& report) {
       d.threshold = g.threshold;
       d.policy_version = report.policy_version;
       d.detail = {{"kind", RowKindName(g.kind)},
+                  {"result_kind", g.result_kind},
                   {"backend", g.backend},
                   {"params", g.params},
                   {"gated", g.gated},

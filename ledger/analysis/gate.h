@@ -5,31 +5,43 @@
 // an exit code for CI.
 //
 // Rows match on RowKey() (suite, case, backend, canonical params, metric).
-//   speed rows (both sides carry >= policy.min_samples raw samples): two-sided
-//     Mann-Whitney U on the samples AND the percentile-bootstrap 95% CI of the
-//     relative change of medians, expressed as a slowdown (positive = worse,
-//     using the row's direction; "none" counts as lower-is-better, as samples
-//     are times). p-values are Benjamini-Hochberg adjusted across the run's
-//     speed rows; significant = q <= policy.fdr_q.
+// How a pair of rows is compared is decided by the kind each row declares
+// (harness ResultKind, stored in results.kind since ledger schema 4), never
+// by the metric's name, its unit, its samples or its params:
+//   timing rows (kTiming: read off a clock or meter), when both sides carry
+//     >= policy.min_samples raw samples: two-sided Mann-Whitney U on the
+//     samples AND the percentile-bootstrap 95% CI of the relative change of
+//     medians, expressed as a slowdown (positive = worse, using the row's
+//     direction; "none" counts as lower-is-better, as samples are times).
+//     p-values are Benjamini-Hochberg adjusted across the run's speed rows;
+//     significant = q <= policy.fdr_q.
 //       SLOWER   significant and CI wholly above +threshold
 //       FASTER   significant and CI wholly below -threshold
 //       SAME     CI wholly within [-threshold, +threshold]
 //       AMBIGUOUS otherwise
-//   deterministic rows (no raw samples, not timed (a time or rate unit, or
-//   "time", "seconds", "speedup" in the metric), and an input hash or no CI on
-//   both sides: one exact value such as a count or a computed error; an input-hash
-//   mismatch is detected when both sides have one):
+//     Gated only when the policy says "gate_speed": true. The default does
+//     not gate speed: two runs of the same build on one machine differ by
+//     whatever else the machine was doing, and a gate that fails on that is
+//     not evidence about the code (a dedicated, quiet machine may opt in).
+//     A timing with fewer samples on a side: VALUE, reported, never gated.
+//   exact and estimate rows (kExact, kEstimate: deterministic functions of
+//   seed, params and build; an input-hash mismatch is detected when both
+//   sides have one):
 //       INPUT_CHANGED  the input hashes differ: not comparable, reported
 //       CHANGED        same input, value outside |c - b| <= atol + rtol |b|
 //       OUTPUT_CHANGED same input, value within tolerance, output hash differs
 //                      (a regression on one platform; reported only with
 //                      --cross-platform, where bits may legitimately differ)
 //       MATCH          otherwise
-//   other rows (an estimate with a CI but no samples, e.g. a fitted exponent,
-//     or samples on one side only): VALUE, reported with the change, never
-//     gated (no raw samples to test).
+//   KIND_CHANGED: the two sides declare different kinds; reported.
+//   A row recorded before ledger schema 4 has no kind: when the other side
+//     declares one, the pair is compared as that kind but reported, not
+//     gated (the note says so); when neither does, VALUE, reported.
 //   claims: WORSE when the baseline verdict was REPRODUCED and the candidate's
 //     is anything else; IMPROVED the other way; MATCH / CHANGED otherwise.
+//     A claim whose verdict rests on a clock or meter (ClaimSpec::
+//     depends_on_clock, stored since schema 4; the candidate's declaration
+//     wins) is reported, not gated; so is one neither side declared.
 //   NEW: in the candidate only (e.g. a suite that landed after the baseline);
 //   MISSING: in the baseline only. Both reported, never regressions.
 //
@@ -59,11 +71,12 @@ struct Tolerance {
 
 // A gate policy (JSON file, all keys optional):
 //   {"version": "2026-11-30", "threshold": 0.05, "fdr_q": 0.05,
-//    "min_samples": 3, "resamples": 1000, "gate_speed": true,
+//    "min_samples": 3, "resamples": 1000, "gate_speed": false,
 //    "suites": {"harness": {"threshold": 0.10}},
 //    "tolerance": {"rtol": 1e-9, "atol": 0},
 //    "metrics": {"nmse": {"rtol": 0, "atol": 1e-12}},
-//    "ignore_claims": ["harness.H7"], "comment": "why (ignored)"}
+//    "comment": "why (ignored)"}
+// "ignore_claims" is refused: claims declare depends_on_clock instead.
 // policy_version = "<version>+<first 12 hex of XXH3-128 of the canonical JSON>",
 // so any edit to the file changes the version recorded with each decision.
 struct GatePolicy {
@@ -72,11 +85,10 @@ struct GatePolicy {
   double fdr_q = 0.05;
   int min_samples = 3;
   int resamples = 1000;
-  bool gate_speed = true;
+  bool gate_speed = false;  // see the file comment: speed is opt-in
   std::map<std::string, double> suite_threshold;
   Tolerance tolerance;
   std::map<std::string, Tolerance> metric_tolerance;
-  std::vector<std::string> ignore_claims;
   std::string policy_version = "default";
 
   double ThresholdFor(const std::string& suite) const;
@@ -96,6 +108,7 @@ struct GateRow {
   RowKind kind = RowKind::kValue;
   std::string suite, case_name, backend, metric;  // claim rows: case_name = claim id
   std::string params;                             // canonical JSON
+  std::string result_kind;  // "exact" | "estimate" | "timing" | "unknown" ("" for claims)
   std::string verdict;                            // see the file comment
   bool gated = false;       // counts towards the exit code
   bool regression = false;  // gated and worse

@@ -41,6 +41,13 @@ std::string Change(const GateRow& g) {
   return s;
 }
 
+// Marked "reported, not gated": any row that does not count towards the exit
+// code, except a claim that is only NEW or MISSING (nothing to gate there).
+bool NotGated(const GateRow& g) {
+  if (g.gated) return false;
+  return !(g.kind == RowKind::kClaim && (g.verdict == "NEW" || g.verdict == "MISSING"));
+}
+
 bool Listed(const GateRow& g, bool all) {
   return all || !(g.verdict == "SAME" || g.verdict == "MATCH");
 }
@@ -103,7 +110,7 @@ std::string GateTable(const GateReport& r, bool all) {
       ++hidden;
       continue;
     }
-    std::string verdict = g.verdict + (g.gated || g.kind == RowKind::kClaim ? "" : "*");
+    std::string verdict = g.verdict + (NotGated(g) ? "*" : "");
     out << Fit(verdict, 15) << Fit(RowKindName(g.kind), 14) << Fit(Name(g), 58)
         << Fit(Num(g.baseline_value), 11) << Fit(Num(g.candidate_value), 11)
         << Fit(Change(g), 28) << Fit(Num(g.q, "%.2g"), 9) << g.note << "\n";
@@ -134,7 +141,7 @@ std::string GateMarkdown(const GateReport& r, bool all) {
       continue;
     }
     out << "| " << (g.regression ? "**" + g.verdict + "**" : g.verdict)
-        << (g.gated || g.kind == RowKind::kClaim ? "" : " (not gated)") << " | "
+        << (NotGated(g) ? " (not gated)" : "") << " | "
         << RowKindName(g.kind) << " | `" << Md(Name(g)) << "` | " << Num(g.baseline_value)
         << " | " << Num(g.candidate_value) << " | " << Md(Change(g)) << " | "
         << Num(g.q, "%.2g") << " | " << Md(g.note);
@@ -187,6 +194,7 @@ nlohmann::json GateJson(const GateReport& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& g : r.rows) {
     nlohmann::json j = {{"verdict", g.verdict},   {"kind", RowKindName(g.kind)},
+                        {"result_kind", g.result_kind},
                         {"suite", g.suite},       {"case", g.case_name},
                         {"backend", g.backend},   {"params", g.params},
                         {"metric", g.metric},     {"gated", g.gated},

@@ -27,6 +27,7 @@ std::vector<HistorySeries> History(Ledger& ledger, const std::string& suite,
     const auto run = runs.find(run_id);
     if (run == runs.end()) continue;
     if (!options.backend.empty() && r.backend != options.backend) continue;
+    if (!MatchesParams(r.params, options.params)) continue;
     const std::string params = r.params.dump();
     HistorySeries& s = by_series[{r.backend, params}];
     s.suite = suite;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/changepoint.h"
+#include "ledger/analysis/run_data.h"
 #include "ledger/ledger.h"
 
 namespace cb::ledger {
@@ -46,6 +47,7 @@ struct HistorySeries {
 struct HistoryOptions {
   std::string backend;   // "" = every backend, one series each
   std::string platform;  // "" = every platform (prefix of the platform hash otherwise)
+  std::vector<ParamFilter> params;  // only rows whose params match all (run_data.h)
   cb::harness::ChangePointOptions change;  // default: min_relative_step 0.05
   HistoryOptions() { change.min_relative_step = 0.05; }
 };

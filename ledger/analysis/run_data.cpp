@@ -27,11 +27,40 @@ std::string RowKey(const Result& r) {
   return key;
 }
 
+ParamFilter ParseParamFilter(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw std::invalid_argument("--param '" + arg + "': expected KEY=VALUE");
+  }
+  ParamFilter f;
+  f.key = arg.substr(0, eq);
+  f.text = arg.substr(eq + 1);
+  const nlohmann::json parsed = nlohmann::json::parse(f.text, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean() || parsed.is_null())) {
+    f.value = parsed;
+  } else {
+    f.value = f.text;
+  }
+  return f;
+}
+
+bool MatchesParams(const nlohmann::json& params, const std::vector<ParamFilter>& filters) {
+  for (const ParamFilter& f : filters) {
+    if (!params.is_object()) return false;
+    const auto it = params.find(f.key);
+    if (it == params.end()) return false;
+    if (*it == f.value) continue;
+    if (it->is_string() && it->get_ref<const std::string&>() == f.text) continue;
+    return false;
+  }
+  return true;
+}
+
 RunData LoadRun(Ledger& ledger, int64_t run_id) {
   RunData d;
   d.run = ledger.GetRun(run_id);
   d.label = ledger.path() + " run " + std::to_string(run_id);
-  d.results = ledger.GetResults(run_id);
+  d.results = ledger.GetResults(run_id, &d.kinds);
   d.claims = ledger.GetClaims(run_id);
   return d;
 }

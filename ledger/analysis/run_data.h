@@ -9,6 +9,7 @@
 #define CB_LEDGER_ANALYSIS_RUN_DATA_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,17 @@ struct RunData {
   RunSummary run;
   std::string label;  // where it came from, e.g. "ci/baselines/smoke.jsonl run 1f2e..."
   std::vector<Result> results;
+  // kinds[i]: the kind results[i] was recorded with, or nullopt for a row
+  // recorded before schema version 4 (no kind stored; results[i].kind then
+  // means nothing). Empty when the rows were built in memory: then every
+  // row's Result::kind is its kind.
+  std::vector<std::optional<cb::harness::ResultKind>> kinds;
   std::vector<ClaimRow> claims;
+
+  std::optional<cb::harness::ResultKind> KindOf(size_t i) const {
+    if (kinds.empty()) return results[i].kind;
+    return kinds[i];
+  }
 };
 
 // RowKey()
@@ -28,6 +39,21 @@ struct RunData {
 // The identity rows are matched on: suite, case, backend, canonical params
 // (sorted keys, no spaces) and metric, joined by U+001F.
 std::string RowKey(const Result& r);
+
+// ParamFilter, ParseParamFilter(), MatchesParams()
+//
+// `--param KEY=VALUE` (compare, history): a row is kept when its params have
+// KEY with that value. VALUE is read as JSON when it is a JSON number, true,
+// false or null (so "rows=1000" matches the number 1000, as the benchmark
+// reporter stores named axes), else as text; a text param also matches its
+// text exactly. Every filter must match.
+struct ParamFilter {
+  std::string key, text;
+  nlohmann::json value;
+};
+// Throws std::invalid_argument naming `arg` when it has no '=' or no key.
+ParamFilter ParseParamFilter(const std::string& arg);
+bool MatchesParams(const nlohmann::json& params, const std::vector<ParamFilter>& filters);
 
 // LoadRun()
 //

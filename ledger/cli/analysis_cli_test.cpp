@@ -40,6 +40,7 @@ lg::Result Timing(const std::string& backend, double seconds, cb::harness::Rng& 
   for (int i = 0; i < 9; ++i) r.samples.push_back(seconds * (1 + 0.01 * rng.Normal()));
   r.n = 9;
   r.value = r.samples[0];
+  r.kind = cb::harness::ResultKind::kTiming;
   return r;
 }
 
@@ -101,6 +102,53 @@ TEST_F(AnalysisCliTest, HistoryNamesTheFirstRunAfterAStep) {
                           "--metric", "seconds", "--backend", "cpu"});
   EXPECT_NE(cpu.out.find("0 change points"), std::string::npos) << cpu.out;
   EXPECT_EQ(Run({"history", "--ledger", "l.db", "--suite", "synth"}).exit_code, 3);
+}
+
+// --param KEY=VALUE selects rows by a param, e.g. a benchmark axis the
+// reporter stored as a number (ArgNames): "rows=1000" matches 1000.
+TEST_F(AnalysisCliTest, CompareAndHistorySelectByParam) {
+  {
+    lg::Ledger ledger = lg::Ledger::Open(Path("p.db"));
+    cb::harness::Rng rng(7, 7);
+    for (int run = 0; run < 3; ++run) {
+      lg::RunMeta meta;
+      meta.platform_hash = "pf";
+      const int64_t id = ledger.BeginRun(meta);
+      for (int rows : {1000, 2000}) {
+        for (const char* backend : {"cpu", "cuda"}) {
+          lg::Result r = Timing(backend, rows / 1000.0, rng);
+          r.params = {{"rows", rows}, {"mode", "fast"}};
+          ledger.AddResult(id, r);
+        }
+      }
+      ledger.FinishRun(id, lg::RunStatus::kComplete);
+    }
+  }
+  const Output all = Run({"compare", "--ledger", "p.db", "--backends", "cpu,cuda", "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(nlohmann::json::parse(all.out)["rows"].size(), 2u);
+  const Output one = Run({"compare", "--ledger", "p.db", "--backends", "cpu,cuda", "--param",
+                          "rows=1000", "--param", "mode=fast", "--json"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto rows = nlohmann::json::parse(one.out)["rows"];
+  ASSERT_EQ(rows.size(), 1u) << one.out;
+  EXPECT_EQ(nlohmann::json::parse(rows[0]["params"].get<std::string>())["rows"], 1000);
+  const Output none = Run({"compare", "--ledger", "p.db", "--backends", "cpu,cuda", "--param",
+                           "rows=3000", "--json"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["rows"].empty());
+
+  const Output h = Run({"history", "--ledger", "p.db", "--suite", "synth", "--case", "kernel",
+                        "--metric", "seconds", "--backend", "cpu", "--param", "rows=2000", "--json"});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  const auto series = nlohmann::json::parse(h.out);
+  ASSERT_EQ(series.size(), 1u) << h.out;
+  EXPECT_EQ(series[0]["points"].size(), 3u);
+  EXPECT_NE(series[0]["params"].get<std::string>().find("\"rows\":2000"), std::string::npos);
+  const Output bad = Run({"history", "--ledger", "p.db", "--suite", "synth", "--case", "kernel",
+                          "--metric", "seconds", "--param", "rows"});
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("expected KEY=VALUE"), std::string::npos) << bad.err;
 }
 
 TEST_F(AnalysisCliTest, ReportInBothFormats) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct CompareOptions {
   std::string run, other_run;          // default: newest sealed complete run
   std::vector<std::string> platforms;  // mode 2: two platform hash prefixes
   std::string backends;                // mode 3: "cpu,cuda"
+  std::vector<std::string> params;     // --param KEY=VALUE filters
   bool json = false;
 };
 
@@ -68,6 +70,14 @@ int Compare(const CompareOptions& o) {
       throw UsageError("--backends '" + o.backends + "': expected two different backends");
     }
   }
+  std::vector<lg::ParamFilter> filters;
+  for (const auto& p : o.params) {
+    try {
+      filters.push_back(lg::ParseParamFilter(p));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   lg::Ledger ledger = OpenExisting(ResolveLedgerPath(o.ledger));
   lg::RunData a, b;
   if (!o.other.empty()) {
@@ -83,7 +93,8 @@ int Compare(const CompareOptions& o) {
   const lg::RunData& b_run = o.backends.empty() ? b : a;
   const lg::CompareReport rep =
       lg::Compare({o.backends.empty() ? Label(a) : Label(a) + " " + backend_a, backend_a, &a},
-                  {o.backends.empty() ? Label(b_run) : Label(a) + " " + backend_b, backend_b, &b_run});
+                  {o.backends.empty() ? Label(b_run) : Label(a) + " " + backend_b, backend_b, &b_run},
+                  2000, filters);
   if (o.json) {
     std::cout << lg::CompareJson(rep).dump(2) << "\n";
   } else {
@@ -105,6 +116,9 @@ void AddCompareCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   cmd->add_option("--platform", o->platforms,
                   "A platform hash prefix; give two: the newest run on each, from --ledger");
   cmd->add_option("--backends", o->backends, "A,B: the two backends' rows of one run, e.g. cpu,cuda");
+  cmd->add_option("--param", o->params,
+                  "KEY=VALUE: only rows whose params have it (repeatable; numbers match numbers, "
+                  "e.g. a benchmark axis rows=1000)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o, exit_code] { *exit_code = Compare(*o); });
 }

@@ -1,12 +1,15 @@
 // File: harness/cli/gate_cli_test.cpp
 // End-to-end tests of `claimbench gate`: synthetic ledgers with a planted +10%
-// slowdown (exit 1) and pure noise (exit 0 or 2), the baseline given as a ledger
-// file, an export file and a run id; decisions stored; JUnit written; bad
-// arguments exit 3 and store nothing.
+// slowdown (exit 1 under a policy that gates speed, reported under the
+// default) and pure noise (exit 0 or 2), the baseline given as a ledger file,
+// an export file and a run id; decisions stored; JUnit written; bad arguments
+// (an old policy with ignore_claims among them) exit 3 and store nothing; and
+// two identical smoke runs, gated with the default policy, never regress.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +55,7 @@ int64_t AddRun(const std::string& path, double scale, uint64_t seed, const std::
     }
     r.n = 10;
     r.value = r.samples[0];
+    r.kind = cb::harness::ResultKind::kTiming;
     ledger.AddResult(id, r);
   }
   lg::Result acc;
@@ -74,14 +78,25 @@ int64_t AddRun(const std::string& path, double scale, uint64_t seed, const std::
 
 class GateCliTest : public ClaimbenchTest {
  protected:
-
+  // A policy file that gates speed (the default only reports it).
+  std::string SpeedPolicy() {
+    const std::string path = Path("speed_policy.json");
+    std::ofstream(path) << R"({"version": "test", "gate_speed": true})";
+    return path;
+  }
 };
 
 TEST_F(GateCliTest, PlantedSlowdownExitsOneAndIsStored) {
   AddRun(Path("base.db"), 1.0, 1, "REPRODUCED");
   const int64_t cand = AddRun(Path("cand.db"), 1.10, 2, "REPRODUCED");
+  // The default policy reports the slowdown without gating it.
+  const Output d = Run({"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"),
+                        "--no-store"});
+  EXPECT_EQ(d.exit_code, 0) << d.out << d.err;
+  EXPECT_NE(d.out.find("SLOWER*"), std::string::npos) << d.out;
+  const std::string policy = SpeedPolicy();
   const Output o = Run({"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--junit",
-                        Path("gate.xml")});
+                        Path("gate.xml"), "--policy", policy});
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("SLOWER"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("synth/kernel0[cpu] seconds"), std::string::npos) << o.out;
@@ -95,14 +110,14 @@ TEST_F(GateCliTest, PlantedSlowdownExitsOneAndIsStored) {
   // The same baseline as an export file, and as JSON / Markdown output.
   ASSERT_EQ(Run({"ledger", "export", "--ledger", Path("base.db"), "--out", Path("base.jsonl")}).exit_code, 0);
   const Output j = Run({"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.jsonl"), "--json",
-                        "--no-store"});
+                        "--no-store", "--policy", policy});
   EXPECT_EQ(j.exit_code, 1) << j.err;
   const auto report = nlohmann::json::parse(j.out);
   EXPECT_EQ(report.at("outcome"), "REGRESSION");
   EXPECT_EQ(report.at("counts").at("SLOWER"), 1);
   EXPECT_EQ(report.at("counts").at("MATCH"), 2);  // the accuracy row and the claim
   const Output md = Run({"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.jsonl"),
-                         "--format", "md", "--no-store"});
+                         "--format", "md", "--no-store", "--policy", policy});
   EXPECT_EQ(md.exit_code, 1);
   EXPECT_NE(md.out.find("### claimbench gate: REGRESSION"), std::string::npos) << md.out;
 }
@@ -125,12 +140,14 @@ TEST_F(GateCliTest, BadInputExitsThreeAndStoresNothing) {
   AddRun(Path("base.db"), 1.0, 1, "REPRODUCED");
   const int64_t cand = AddRun(Path("cand.db"), 1.10, 2, "REPRODUCED");
   std::ofstream(Path("bad_policy.json")) << R"({"threshhold": 0.1})";
+  std::ofstream(Path("old_policy.json")) << R"({"gate_speed": false, "ignore_claims": ["synth.C1"]})";
   const std::vector<std::vector<std::string>> bad = {
       {"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--format", "html"},
       {"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--policy", Path("bad_policy.json")},
       {"gate", "--ledger", Path("cand.db"), "--baseline", Path("nope.db")},
       {"gate", "--ledger", Path("missing.db"), "--baseline", Path("base.db")},
       {"gate", "--ledger", Path("cand.db")},
+      {"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--policy", Path("old_policy.json")},
   };
   for (const auto& args : bad) {
     const Output o = Run(args);
@@ -138,6 +155,10 @@ TEST_F(GateCliTest, BadInputExitsThreeAndStoresNothing) {
     EXPECT_NE(o.err.find("claimbench: error: "), std::string::npos) << o.err;
   }
   EXPECT_NE(Run(bad[1]).err.find("unknown key 'threshhold'"), std::string::npos);
+  const std::string old = Run(bad[5]).err;
+  EXPECT_NE(old.find("'ignore_claims' is no longer a policy key: claims declare depends_on_clock"),
+            std::string::npos) << old;
+  EXPECT_EQ(std::count(old.begin(), old.end(), '\n'), 1) << "one line: " << old;
   EXPECT_FALSE(fs::exists(Path("missing.db")));
   lg::Ledger ledger = lg::Ledger::OpenReadOnly(Path("cand.db"));
   EXPECT_TRUE(ledger.GetDecisions(cand).empty());
@@ -159,6 +180,41 @@ TEST_F(GateCliTest, PlatformMismatchIsRefused) {
                         "--cross-platform"});
   EXPECT_EQ(x.exit_code, 0) << x.out << x.err;  // everything MISSING: nothing gated
   EXPECT_NE(x.out.find("MISSING"), std::string::npos);
+}
+
+// Two runs of one build with one seed on one machine differ only by the clock:
+// gated against each other with the default policy they must never regress
+// (exit 0, or 2 for rows it cannot decide). The suites with clock-dependent
+// claims (harness.H4/H5, mtad.M3b/M3c, radar.R6) and clock-calibrated
+// repeat counts keep it short.
+TEST_F(GateCliTest, TwoIdenticalSmokeRunsNeverRegress) {
+  const std::vector<std::string> run = {"run", "--profile", "smoke", "--backend", "cpu",
+                                        "--suite", "harness", "--suite", "mtad",
+                                        "--suite", "radar", "--ledger"};
+  auto with = [](std::vector<std::string> v, std::vector<std::string> more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  const Output first = Run(with(run, {Path("first.db")}));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const Output second = Run(with(run, {Path("second.db")}));
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  ASSERT_EQ(Run({"ledger", "export", "--ledger", Path("first.db"), "--out", Path("base.jsonl")})
+                .exit_code,
+            0);
+  const Output g = Run({"gate", "--ledger", Path("second.db"), "--baseline", Path("base.jsonl"),
+                        "--all"});
+  EXPECT_TRUE(g.exit_code == 0 || g.exit_code == 2) << g.exit_code << "\n" << g.out << g.err;
+  EXPECT_EQ(g.out.find("NEW"), std::string::npos) << "a row's identity (params) changed:\n" << g.out;
+  EXPECT_EQ(g.out.find("MISSING"), std::string::npos) << g.out;
+  const Output j = Run({"gate", "--ledger", Path("second.db"), "--baseline", Path("base.jsonl"),
+                        "--json", "--no-store"});
+  ASSERT_EQ(j.exit_code, g.exit_code) << j.err;
+  const auto report = nlohmann::json::parse(j.out);
+  for (const auto& row : report.at("rows")) {
+    EXPECT_FALSE(row.at("regression").get<bool>()) << row.dump();
+    EXPECT_NE(row.at("result_kind"), "unknown") << row.dump();
+  }
 }
 
 }  // namespace

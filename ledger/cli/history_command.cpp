@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
@@ -17,6 +19,7 @@ namespace lg = cb::ledger;
 
 struct HistoryCliOptions {
   std::string ledger, suite, case_name, metric, backend, platform;
+  std::vector<std::string> params;  // --param KEY=VALUE filters
   double min_step = 0.05;
   double penalty = 3.0;
   bool json = false;
@@ -29,6 +32,13 @@ int History(const HistoryCliOptions& o) {
   if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
   lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
   lg::HistoryOptions opt;
+  for (const auto& p : o.params) {
+    try {
+      opt.params.push_back(lg::ParseParamFilter(p));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   opt.backend = o.backend;
   opt.platform = o.platform;
   opt.change.min_relative_step = o.min_step;
@@ -54,6 +64,9 @@ void AddHistoryCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   cmd->add_option("--metric", o->metric, "Metric")->required();
   cmd->add_option("--backend", o->backend, "Only this backend (default: one series per backend)");
   cmd->add_option("--platform", o->platform, "Only runs whose platform hash starts with this");
+  cmd->add_option("--param", o->params,
+                  "KEY=VALUE: only rows whose params have it (repeatable; numbers match numbers, "
+                  "e.g. a benchmark axis rows=1000)");
   cmd->add_option("--min-step", o->min_step, "Smallest step reported, as a fraction of the median")
       ->capture_default_str();
   cmd->add_option("--penalty", o->penalty,

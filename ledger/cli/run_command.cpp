@@ -75,6 +75,7 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   row.requirements = {{"gpu", s.requirements.gpu},
                       {"energy_meter", s.requirements.energy_meter},
                       {"endpoint", s.requirements.endpoint}};
+  row.depends_on_clock = s.depends_on_clock;  // stored and hashed (claim/3); the gate reads it
   return row;
 }
 

@@ -43,8 +43,8 @@ void DreQuantDequant(benchmark::State& state, bool reference) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK_CAPTURE(DreQuantDequant, cpu, false)->Name("coat/dre_quant_dequant_cpu")->Arg(1 << 20);
-BENCHMARK_CAPTURE(DreQuantDequant, ref, true)->Name("coat/dre_quant_dequant_ref")->Arg(1 << 20);
+BENCHMARK_CAPTURE(DreQuantDequant, cpu, false)->Name("coat/dre_quant_dequant_cpu")->ArgNames({"elements"})->Arg(1 << 20);
+BENCHMARK_CAPTURE(DreQuantDequant, ref, true)->Name("coat/dre_quant_dequant_ref")->ArgNames({"elements"})->Arg(1 << 20);
 
 void MaxScaleQuantDequant(benchmark::State& state) {
   const auto x = MomentLike(state.range(0));
@@ -55,7 +55,7 @@ void MaxScaleQuantDequant(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK(MaxScaleQuantDequant)->Name("coat/maxscale_quant_dequant_cpu")->Arg(1 << 20);
+BENCHMARK(MaxScaleQuantDequant)->Name("coat/maxscale_quant_dequant_cpu")->ArgNames({"elements"})->Arg(1 << 20);
 
 void Group16QuantDequant(benchmark::State& state, bool reference) {
   const auto x = MomentLike(state.range(0));
@@ -72,8 +72,8 @@ void Group16QuantDequant(benchmark::State& state, bool reference) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK_CAPTURE(Group16QuantDequant, cpu, false)->Name("coat/group16_quant_dequant_cpu")->Arg(1 << 20);
-BENCHMARK_CAPTURE(Group16QuantDequant, ref, true)->Name("coat/group16_quant_dequant_ref")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Group16QuantDequant, cpu, false)->Name("coat/group16_quant_dequant_cpu")->ArgNames({"elements"})->Arg(1 << 20);
+BENCHMARK_CAPTURE(Group16QuantDequant, ref, true)->Name("coat/group16_quant_dequant_ref")->ArgNames({"elements"})->Arg(1 << 20);
 
 void Fp8Encode(benchmark::State& state, bool reference) {
   const auto x = MomentLike(state.range(0));
@@ -88,8 +88,8 @@ void Fp8Encode(benchmark::State& state, bool reference) {
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(float)));
 }
-BENCHMARK_CAPTURE(Fp8Encode, cpu, false)->Name("coat/fp8_encode_cpu")->Arg(1 << 20);
-BENCHMARK_CAPTURE(Fp8Encode, ref, true)->Name("coat/fp8_encode_ref")->Arg(1 << 20);
+BENCHMARK_CAPTURE(Fp8Encode, cpu, false)->Name("coat/fp8_encode_cpu")->ArgNames({"elements"})->Arg(1 << 20);
+BENCHMARK_CAPTURE(Fp8Encode, ref, true)->Name("coat/fp8_encode_ref")->ArgNames({"elements"})->Arg(1 << 20);
 
 }  // namespace
 }  // namespace cb::coat

@@ -49,6 +49,7 @@ void DocsCpuBench(benchmark::State& state) {
 }
 BENCHMARK(DocsCpuBench)
     ->Name("docs/cpu")
+    ->ArgNames({"n"})
     ->RangeMultiplier(2)
     ->Range(256, 8192)
     ->Unit(benchmark::kMillisecond)
@@ -66,6 +67,7 @@ void DocsReferenceBench(benchmark::State& state) {
 }
 BENCHMARK(DocsReferenceBench)
     ->Name("docs/reference")
+    ->ArgNames({"n"})
     ->RangeMultiplier(2)
     ->Range(64, 512)
     ->Unit(benchmark::kMillisecond)
@@ -85,6 +87,7 @@ void DocsCudaBench(benchmark::State& state) {
 }
 BENCHMARK(DocsCudaBench)
     ->Name("docs/cuda")
+    ->ArgNames({"n"})
     ->RangeMultiplier(2)
     ->Range(256, 8192)
     ->Unit(benchmark::kMillisecond)
@@ -102,6 +105,7 @@ void DocsCudaEndToEndBench(benchmark::State& state) {
 }
 BENCHMARK(DocsCudaEndToEndBench)
     ->Name("docs/cuda/end_to_end")
+    ->ArgNames({"n"})
     ->RangeMultiplier(2)
     ->Range(256, 8192)
     ->Unit(benchmark::kMillisecond)

@@ -17,7 +17,7 @@ void LinearLoopBench(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0) * int64_t(sizeof(double)));
   state.SetComplexityN(state.range(0));
 }
-BENCHMARK(LinearLoopBench)->Name("harness/linear_loop")->RangeMultiplier(8)->Range(1 << 10, 1 << 19);
+BENCHMARK(LinearLoopBench)->Name("harness/linear_loop")->ArgNames({"n"})->RangeMultiplier(8)->Range(1 << 10, 1 << 19);
 
 void QuadraticLoopBench(benchmark::State& state) {
   cb::harness::Rng rng(1, 0);
@@ -25,7 +25,7 @@ void QuadraticLoopBench(benchmark::State& state) {
   for (auto _ : state) Sink(QuadraticLoop(x));
   state.SetItemsProcessed(state.iterations() * state.range(0) * (state.range(0) - 1) / 2);
 }
-BENCHMARK(QuadraticLoopBench)->Name("harness/quadratic_loop")->RangeMultiplier(4)->Range(1 << 6, 1 << 10);
+BENCHMARK(QuadraticLoopBench)->Name("harness/quadratic_loop")->ArgNames({"n"})->RangeMultiplier(4)->Range(1 << 6, 1 << 10);
 
 }  // namespace
 }  // namespace cb::harness_suite

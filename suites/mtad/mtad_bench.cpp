@@ -72,7 +72,7 @@ void MtadBench(benchmark::State& state) {
     return ref::Mtad(m.target, m.bigram, prompt, kTokens, {.gamma = 4, .beams = beams}, rng);
   });
 }
-BENCHMARK(MtadBench)->Name("mtad/mtad")->Arg(1)->Arg(4)->Arg(16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(MtadBench)->Name("mtad/mtad")->ArgNames({"beams"})->Arg(1)->Arg(4)->Arg(16)->Unit(benchmark::kMicrosecond);
 
 // One beam-expansion step over the vocabulary, B x V, on a backend.
 void ExpandBench(benchmark::State& state, h::Backend backend) {
@@ -88,9 +88,9 @@ void ExpandBench(benchmark::State& state, h::Backend backend) {
   }
 }
 BENCHMARK_CAPTURE(ExpandBench, cpu, h::Backend::kCpu)
-    ->Name("mtad/expand_scores_cpu")->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
+    ->Name("mtad/expand_scores_cpu")->ArgNames({"beams"})->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(ExpandBench, cuda, h::Backend::kCuda)
-    ->Name("mtad/expand_scores_cuda")->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
+    ->Name("mtad/expand_scores_cuda")->ArgNames({"beams"})->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace cb::mtad

@@ -71,18 +71,18 @@ void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
 // Flat Gaussian rows (the worst case for skipping: every token needs its
 // Philox block), batch 1 (512 KiB, cache-resident) and 64 (32 MiB, memory).
 BENCHMARK_CAPTURE(SampleCpuBench, greedy, Noise::kNone, false)
-    ->Name("pf/cpu/sample_greedy")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_greedy")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(SampleCpuBench, pf, Noise::kExponential, false)
-    ->Name("pf/cpu/sample_pf")->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_pf")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(SampleCpuBench, softmax, Noise::kGumbel, false)
-    ->Name("pf/cpu/sample_softmax")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_softmax")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 // LLM-like rows at T = 1 and T = 0.5 (where the top tokens sit more than
 // 53 ln 2 above the bulk in a = u / T, so whole groups skip Philox).
 BENCHMARK_CAPTURE(SampleCpuBench, pf_peaked, Noise::kExponential, true)
-    ->Name("pf/cpu/sample_pf_peaked")->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_pf_peaked")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Args({131072, 1, 50})->Args({131072, 64, 50})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -96,7 +96,7 @@ void SampleReferenceBench(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * v * static_cast<int64_t>(sizeof(float)));
 }
 BENCHMARK(SampleReferenceBench)
-    ->Name("pf/reference/sample_pf")->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Name("pf/reference/sample_pf")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Detection of one text of n random tokens (m = 4, de-duplicated contexts):
 // the fast CPU path, and the fp64 reference for comparison.
@@ -114,9 +114,9 @@ void DetectBench(benchmark::State& state, bool reference) {
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK_CAPTURE(DetectBench, cpu, false)
-    ->Name("pf/cpu/detect_pf")->Arg(256)->Arg(65536)->Arg(1 << 20)->UseRealTime();
+    ->Name("pf/cpu/detect_pf")->ArgNames({"tokens"})->Arg(256)->Arg(65536)->Arg(1 << 20)->UseRealTime();
 BENCHMARK_CAPTURE(DetectBench, reference, true)
-    ->Name("pf/reference/detect_pf")->Arg(256)->Arg(65536)->UseRealTime();
+    ->Name("pf/reference/detect_pf")->ArgNames({"tokens"})->Arg(256)->Arg(65536)->UseRealTime();
 
 #if CB_HAVE_CUDA
 void SampleCudaBench(benchmark::State& state) {
@@ -129,7 +129,7 @@ void SampleCudaBench(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * batch * v * static_cast<int64_t>(sizeof(float)));
 }
 BENCHMARK(SampleCudaBench)
-    ->Name("pf/cuda/sample_pf")->Arg(131072)->Arg(262144)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    ->Name("pf/cuda/sample_pf")->ArgNames({"vocab"})->Arg(131072)->Arg(262144)->UseManualTime()->Unit(benchmark::kMicrosecond);
 #endif
 
 }  // namespace

@@ -60,7 +60,7 @@ void DenseCpuBench(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * 2 * t * kD * int64_t(sizeof(float)));
 }
-BENCHMARK(DenseCpuBench)->Name("radar/cpu/dense")->RangeMultiplier(4)->Range(1 << 12, 1 << 18)
+BENCHMARK(DenseCpuBench)->Name("radar/cpu/dense")->ArgNames({"tokens"})->RangeMultiplier(4)->Range(1 << 12, 1 << 18)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void RadarBench(benchmark::State& state, h::Backend backend) {
@@ -78,7 +78,7 @@ void RadarBench(benchmark::State& state, h::Backend backend) {
   state.counters["attended"] = double(cache.counters().attended);
   state.counters["segments"] = double(cache.segments());
 }
-BENCHMARK_CAPTURE(RadarBench, cpu, h::Backend::kCpu)->Name("radar/cpu/radar")->RangeMultiplier(4)
+BENCHMARK_CAPTURE(RadarBench, cpu, h::Backend::kCpu)->Name("radar/cpu/radar")->ArgNames({"tokens"})->RangeMultiplier(4)
     ->Range(1 << 16, 1 << 18)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 #if CB_HAVE_CUDA
@@ -94,9 +94,9 @@ void DenseCudaBench(benchmark::State& state) {
   for (auto _ : state) cache.DecodeDense(in.q.data(), out.data());
   state.SetBytesProcessed(state.iterations() * 2 * t * kD * int64_t(sizeof(float)));
 }
-BENCHMARK(DenseCudaBench)->Name("radar/cuda/dense")->RangeMultiplier(4)->Range(1 << 16, 1 << 18)
+BENCHMARK(DenseCudaBench)->Name("radar/cuda/dense")->ArgNames({"tokens"})->RangeMultiplier(4)->Range(1 << 16, 1 << 18)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(RadarBench, cuda, h::Backend::kCuda)->Name("radar/cuda/radar")->RangeMultiplier(4)
+BENCHMARK_CAPTURE(RadarBench, cuda, h::Backend::kCuda)->Name("radar/cuda/radar")->ArgNames({"tokens"})->RangeMultiplier(4)
     ->Range(1 << 16, 1 << 18)->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
 

@@ -37,7 +37,7 @@ void BM_GenerateProgram(benchmark::State& state) {
   state.counters["programs_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["threads"] = 1;
 }
-BENCHMARK(BM_GenerateProgram)->Name("sgp/generate_program/variants")->Arg(0)->Arg(5)->UseRealTime();
+BENCHMARK(BM_GenerateProgram)->Name("sgp/generate_program/variants")->ArgNames({"variants"})->Arg(0)->Arg(5)->UseRealTime();
 
 // Rendering with librsvg at 256x256: one iteration renders a batch of 64
 // programs, split over `threads` std::threads (1 or 2), so renders_per_s is
@@ -61,7 +61,7 @@ void BM_RenderBatch(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations() * svgs.size()), benchmark::Counter::kIsRate);
   state.counters["threads"] = threads;
 }
-BENCHMARK(BM_RenderBatch)->Name("sgp/render_batch64/256x256/threads")->Arg(1)->Arg(2)->UseRealTime()
+BENCHMARK(BM_RenderBatch)->Name("sgp/render_batch64/256x256/threads")->ArgNames({"threads"})->Arg(1)->Arg(2)->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
 // The oracle's count query (classification, erosion, components) on one render.

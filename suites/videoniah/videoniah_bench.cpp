@@ -66,6 +66,7 @@ void BM_ItemToY4m(benchmark::State& state) {
 }
 BENCHMARK(BM_ItemToY4m)
     ->Name("videoniah/item_to_y4m/640x360")
+    ->ArgNames({"task"})
     ->Arg(static_cast<int>(gv::Task::kCntEdit1))
     ->Arg(static_cast<int>(gv::Task::kOrdInsert1))
     ->UseRealTime()  // rates per wall-clock second
@@ -95,6 +96,7 @@ void BM_ItemToMp4(benchmark::State& state) {
 }
 BENCHMARK(BM_ItemToMp4)
     ->Name("videoniah/item_to_mp4/640x360")
+    ->ArgNames({"task"})
     ->Arg(static_cast<int>(gv::Task::kCntEdit1))
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
