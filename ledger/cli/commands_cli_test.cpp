@@ -1,4 +1,4 @@
-// File: harness/cli/cli_test.cpp
+// File: ledger/cli/commands_cli_test.cpp
 // End-to-end tests of the `claimbench` binary: help of every command, bad
 // arguments (exit 3, one line, nothing written), `run --json`, the ledger
 // commands, and SIGINT sealing a run as interrupted.
