@@ -81,7 +81,7 @@ void AddGateCommand(CLI::App& app, const CommandLine&, int* exit_code) {
       ->required();
   cmd->add_option("--run", o->run, "The candidate run (id, 'latest', hash or uuid prefix)")
       ->capture_default_str();
-  cmd->add_option("--policy", o->policy, "Gate policy JSON (thresholds, tolerances; see README)");
+  cmd->add_option("--policy", o->policy, "Gate policy JSON (thresholds, tolerances; see ledger/README.md)");
   cmd->add_flag("--cross-platform", o->cross_platform,
                 "Compare although the platform hashes differ (output-hash changes then only reported)");
   cmd->add_option("--format", o->format, "table or md (a pull-request comment)")->capture_default_str();
