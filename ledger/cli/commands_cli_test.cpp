@@ -198,7 +198,7 @@ TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {
 }
 
 TEST_F(CliTest, RemeasuredCeilingsOnlyRise) {
-  const std::vector<std::string> bench = {"bench", "--filter", "harness/linear_loop/1024$",
+  const std::vector<std::string> bench = {"bench", "--filter", "harness/linear_loop/n:1024$",
                                           "--repetitions", "1", "--min-time", "0.001",
                                           "--ledger", "c.db"};
   ASSERT_EQ(Run(bench).exit_code, 0);

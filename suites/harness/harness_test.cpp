@@ -56,7 +56,7 @@ TEST(Claims, AreRegisteredAndWellFormed) {
 h::Outcome RunClaim(const std::string& id, std::vector<h::Result>* recorded) {
   for (const auto& def : h::RegisteredClaims()) {
     if (def.spec.id != id) continue;
-    h::ClaimContext ctx(h::Profile::kSmoke, 1234, {h::Backend::kCpu},
+    h::ClaimContext ctx(def.spec, h::Profile::kSmoke, 1234, {h::Backend::kCpu},
                         [&](const h::Result& r) { recorded->push_back(r); });
     return def.run(ctx);
   }
