@@ -17,7 +17,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="${CB_JOBS:-$(nproc)}"
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${CB_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 fail() { echo "ci/new_method_check.sh: FAILED: $*" >&2; exit 1; }
 
 cd "$here"
@@ -39,9 +39,13 @@ bash ci/layering.sh . || fail "the method's includes break the layering"
 echo "== configure (CB_CUDA=OFF) and build zz_demo_test"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCB_CUDA=OFF >build.log 2>&1 ||
   { cat build.log; fail "configure"; }
-ninja -C build -t targets all | grep -q '^zz_demo_test:' || fail "no zz_demo_test target"
-ninja -C build -t commands claimbench | grep -q 'zz_demo_claims\.cpp\.o' ||
-  fail "claimbench does not link the method's claims object"
+# (Captured first: grep -q would close the pipe early, and pipefail would
+# report ninja's SIGPIPE as a failure.)
+targets="$(ninja -C build -t targets all)"
+grep -q '^zz_demo_test:' <<<"$targets" || fail "no zz_demo_test target"
+link="$(ninja -C build -t commands claimbench | tail -n 1)"
+grep -q 'cb_method_zz_demo\.dir/zz_demo_claims\.cpp\.o' <<<"$link" ||
+  fail "the claimbench link line lacks the method's claims object"
 cmake --build build -j "$jobs" --target zz_demo_test >>build.log 2>&1 ||
   { tail -40 build.log; fail "build"; }
 build/suites/zz_demo/zz_demo_test --gtest_brief=1 || fail "zz_demo_test"

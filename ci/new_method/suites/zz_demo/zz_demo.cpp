@@ -2,6 +2,8 @@
 // Dispatch: the CPU fast path (here simply the reference).
 #include "suites/zz_demo/zz_demo.h"
 
+#include <stdexcept>
+
 #include "reference/zz_demo.h"
 
 namespace cb::zz_demo {
