@@ -60,6 +60,8 @@ TEST(Criteria, TextIsRenderedFromTheBounds) {
             "speedup CI >= 5; outputs agree");
   EXPECT_EQ(FormatNumber(262144), "262144");
   EXPECT_EQ(FormatNumber(1e12), "1e12");
+  EXPECT_EQ(FormatNumber(0.466667), "0.4667");
+  EXPECT_EQ(FormatNumber(-0.0001111), "-0.0001111");
 }
 
 TEST(Criteria, AllOfTakesTheWorstPartAndNamesIt) {

@@ -2,6 +2,7 @@
 // Criterion text, verdict rules and reasons (harness/criterion.h).
 #include "harness/criterion.h"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -45,7 +46,11 @@ Verdict WorstOf(Verdict a, Verdict b) { return Severity(a) >= Severity(b) ? a : 
 
 std::string FormatNumber(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  if (v == std::nearbyint(v) && std::fabs(v) < 1e7) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);  // counts and sizes in full
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   std::string s = buf;
   // "1e-05" -> "1e-5", "1e+06" -> "1e6".
   const auto e = s.find('e');

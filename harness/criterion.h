@@ -96,9 +96,9 @@ Criterion Holds(std::string condition, Verdict on_fail = Verdict::kNotReproduced
 // Every part must hold; the verdict is WorstOf the parts'.
 Criterion AllOf(std::vector<Criterion> parts);
 
-// A number as the criterion text and reasons print it: up to 4 significant
-// digits, exponents without padding ("0.95", "1e-05" -> "1e-5", "2^18" stays
-// the caller's business).
+// A number as the criterion text and reasons print it: integers below 1e7 in
+// full, anything else to 4 significant digits with unpadded exponents
+// ("0.95", "0.4667", "1e-5", "1e12").
 std::string FormatNumber(double v);
 
 }  // namespace cb::harness
