@@ -148,7 +148,8 @@ TEST(Gate, TheDeclaredKindDecidesNotTheName) {
   EXPECT_EQ(changed.exit_code, 1);
   // Two sides that declare different kinds are not compared.
   cand.results[0].kind = ResultKind::kTiming;
-  const GateRow& moved = Row(Gate(base, cand, SpeedGated(), false), "auroc_gap");
+  const GateReport kind_changed = Gate(base, cand, SpeedGated(), false);
+  const GateRow& moved = Row(kind_changed, "auroc_gap");
   EXPECT_EQ(moved.verdict, "KIND_CHANGED");
   EXPECT_FALSE(moved.gated);
 }
