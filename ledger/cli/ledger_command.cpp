@@ -27,7 +27,8 @@ struct LedgerOptions {
   int limit = 20;
   std::string run = "latest";
   std::vector<std::string> runs;  // export selection
-  std::string file;               // export output / import input / merge source
+  std::string file;               // export output / import input
+  std::vector<std::string> sources;  // merge sources, in order
   std::string format = "jsonl";   // export / import: jsonl (claimbench) or gbench-json
 };
 
@@ -244,21 +245,33 @@ int Import(const LedgerOptions& o) {
   return kExitOk;
 }
 
+// Every source is opened (and so checked as a ledger) before the target is
+// touched; then each is merged in its own transaction, in the order given.
 int Merge(const LedgerOptions& o) {
-  if (!std::filesystem::exists(o.file)) throw UsageError("merge '" + o.file + "': no such file");
-  lg::Ledger::OpenReadOnly(o.file);  // a bad source is refused before the target is touched
+  for (const std::string& source : o.sources) {
+    if (!std::filesystem::exists(source)) throw UsageError("merge '" + source + "': no such file");
+    lg::Ledger::OpenReadOnly(source);
+  }
   const std::string path = ResolveLedgerPath(o.ledger);
   const bool created = !std::filesystem::exists(path);
-  lg::ImportReport rep;
+  lg::ImportReport total;
   try {
     lg::Ledger ledger = lg::Ledger::Open(path);
-    rep = ledger.Merge(o.file);
+    for (const std::string& source : o.sources) {
+      const lg::ImportReport rep = ledger.Merge(source);
+      if (o.sources.size() > 1) {
+        std::printf("%s: %lld runs merged, %lld already present\n", source.c_str(),
+                    static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped));
+      }
+      total.runs_added += rep.runs_added;
+      total.runs_skipped += rep.runs_skipped;
+    }
   } catch (...) {
     RemoveIfCreated(path, created);
     throw;
   }
   std::printf("merged %lld runs, skipped %lld already present, into %s\n",
-              static_cast<long long>(rep.runs_added), static_cast<long long>(rep.runs_skipped),
+              static_cast<long long>(total.runs_added), static_cast<long long>(total.runs_skipped),
               path.c_str());
   return kExitOk;
 }
@@ -305,9 +318,11 @@ void AddLedgerCommand(CLI::App& app, const CommandLine&, int* exit_code) {
       ->capture_default_str();
   imp->callback([o, exit_code] { *exit_code = Import(*o); });
 
-  CLI::App* merge = ledger->add_subcommand("merge", "Add the sealed runs of another ledger (idempotent)");
+  CLI::App* merge =
+      ledger->add_subcommand("merge", "Add the sealed runs of other ledgers, in order (idempotent)");
   add_ledger_flag(merge);
-  merge->add_option("other", o->file, "The other ledger file")->required();
+  merge->add_option("other", o->sources, "The other ledger files (e.g. the shards of one run)")
+      ->required();
   merge->callback([o, exit_code] { *exit_code = Merge(*o); });
 }
 

@@ -75,10 +75,13 @@ TEST_F(ShardCliTest, FourShardsMergedEqualOneUnshardedRun) {
     ASSERT_EQ(Wait(pids[i], "shard" + std::to_string(i) + ".log").exit_code, 0) << "shard " << i;
   ASSERT_EQ(Code(with({"--ledger", "full1.db"})), 0);
   ASSERT_EQ(Code(with({"--ledger", "full2.db"})), 0);
-  for (int i = 0; i < 4; ++i) {
-    ASSERT_EQ(
-        Code({"ledger", "merge", "--ledger", "merged.db", "shard" + std::to_string(i) + ".db"}), 0);
-  }
+  // One merge takes every shard. A missing source among them is refused
+  // before the target exists.
+  EXPECT_EQ(Code({"ledger", "merge", "--ledger", "merged.db", "shard0.db", "no-such.db"}), 3);
+  EXPECT_FALSE(fs::exists(dir_ / "merged.db"));
+  ASSERT_EQ(Code({"ledger", "merge", "--ledger", "merged.db", "shard0.db", "shard1.db", "shard2.db",
+                  "shard3.db"}),
+            0);
   EXPECT_EQ(Code({"ledger", "verify", "--ledger", "merged.db"}), 0);
 
   int runs1 = 0, claims1 = 0, runs2 = 0, claims2 = 0, runs_m = 0, claims_m = 0;

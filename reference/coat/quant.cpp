@@ -51,7 +51,8 @@ DreGroup DreParamsFromExtrema(float max_abs, float min_nonzero, const DreOptions
     const float upper = kE4M3Max / 0x1p-9f;  // 229376 = E4M3 max / min subnormal
     k = std::log2(upper) / std::log2(ratio);
   }
-  if (!(k <= opt.k_max)) k = opt.k_max;  // also catches inf (R == 1)
+  if (std::isinf(k)) k = opt.k_if_ratio_is_one;  // R == 1: log2 R = 0
+  if (k > opt.k_cap) k = opt.k_cap;
   if (opt.clamp_k_at_least_one) k = std::max(k, 1.0f);
   g.k = k;
   g.scale = std::pow(big / g.center, k) / kE4M3Max;

@@ -13,10 +13,18 @@
 //      kPaper:         k = log2(448 / 2^-9) / log2(R)   (k = log_R(R_E4M3))
 //      y = sign(x) (|x|/c)^k,  s = (M/c)^k / 448,  q = e4m3_satfinite(y / s)
 //    and back: x^ = sign(q) (|q| s)^(1/k) c.
+//    k has no upper bound, as in the kernel (NVlabs/COAT
+//    coat/optimizer/kernels/fp8_adamw_expand_cuda_kernel.cu, lines 170-172 at
+//    715c1623bc85): a narrow group (R = 1.5) gets k = 28.375, and R -> 1 gives
+//    k -> inf. DreOptions::k_cap names a capped variant (an older version of
+//    this file capped k at 16 for every R < ~2.05, which moved 127 of 128
+//    codes of such a group and doubled its error).
 //    Edge cases (the kernel leaves them open; we specify them):
 //      - R == 1 (constant-magnitude group, one nonzero, all zeros): log2 R = 0
-//        gives k = inf; k is clamped to k_max (16, in (1/16)Z). Any k maps
-//        |x| = c to +-448 then.
+//        gives k = inf, and the kernel then computes powf(1, inf) = 1 for the
+//        scale and NaN-free but degenerate codes; we set k :=
+//        k_if_ratio_is_one (16, in (1/16)Z). Any finite k maps |x| = c to
+//        +-448 then, so the codes do not depend on that choice.
 //      - all-zero group: mu := M, so R = 1; codes are all +-0, x^ = +-0.
 //      - k < 1 (R > 448^2/2, ~1e5) is compression; the kernel keeps it,
 //        clamp_k_at_least_one (torchao's choice) raises it to 1.
@@ -38,6 +46,7 @@
 #ifndef CB_REFERENCE_COAT_QUANT_H_
 #define CB_REFERENCE_COAT_QUANT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -61,7 +70,8 @@ const char* DreTargetName(DreTarget t);  // "authors_kernel" | "paper"
 struct DreOptions {
   DreTarget target = DreTarget::kAuthorsKernel;
   int expand_min = 16;                // k is a multiple of 1/expand_min (kAuthorsKernel)
-  float k_max = 16.0f;                // clamp for R == 1 (and R barely above 1)
+  float k_if_ratio_is_one = 16.0f;    // R == 1 (log2 R = 0, the kernel's k = inf)
+  float k_cap = INFINITY;             // the kernel has no cap; 16 = the old capped variant
   bool clamp_k_at_least_one = false;  // torchao's variant; the kernel does not clamp
   // The copy of the kernel in NVlabs/VILA (llava/model/coat/optimizer/kernels)
   // takes the minimum over ALL |x|, zeros included, with QUANT_MIN_VAL 1e-20:

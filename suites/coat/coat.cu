@@ -99,7 +99,8 @@ __global__ void dre_quantize_kernel(const float* __restrict__ x, int64_t n, DreO
     } else {
       k = log2f(448.0f / 0x1p-9f) / log2f(ratio);
     }
-    if (!(k <= opt.k_max)) k = opt.k_max;
+    if (isinf(k)) k = opt.k_if_ratio_is_one;  // R == 1: log2 R = 0
+    if (k > opt.k_cap) k = opt.k_cap;
     if (opt.clamp_k_at_least_one) k = fmaxf(k, 1.0f);
     p.k = k;
     p.scale = powf(big / p.center, k) / 448.0f;

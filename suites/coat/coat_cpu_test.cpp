@@ -180,7 +180,7 @@ TEST_F(CoatCpuTest, DreAgreesWithReferenceOnFreshInputs) {
   CB_FRESH_SEED(seed);
   harness::Rng rng(seed, 3);
   const int64_t n = 128 * 4000 + 31;  // a short last group too
-  std::vector<float> normal(n), moments(n), second(n);
+  std::vector<float> normal(n), moments(n), second(n), narrow(n);
   for (int64_t i = 0; i < n; ++i) {
     normal[i] = static_cast<float>(rng.Normal());
     // First-moment-like: per-group scale, heavy (lognormal) tails, exact zeros.
@@ -189,6 +189,9 @@ TEST_F(CoatCpuTest, DreAgreesWithReferenceOnFreshInputs) {
     // Second-moment-like: positive, squared heavy tails.
     const double g = 1e-3 * rng.Normal() * std::exp(rng.Normal());
     second[i] = static_cast<float>(g * g);
+    // Narrow groups (R < 2): k well above 16, which nothing caps.
+    narrow[i] = static_cast<float>(std::exp(double(i / 128 % 40) - 20.0) * (1.0 + 0.9 * rng.Uniform()) *
+                                   (rng.Uniform() < 0.5 ? -1.0 : 1.0));
   }
   rc::DreOptions paper, vila, clamped;
   paper.target = rc::DreTarget::kPaper;
@@ -202,7 +205,8 @@ TEST_F(CoatCpuTest, DreAgreesWithReferenceOnFreshInputs) {
   differ += CheckDre(moments, paper, "first moments, paper's target");
   differ += CheckDre(moments, vila, "first moments, VILA's minimum (zeros included)");
   differ += CheckDre(moments, clamped, "first moments, k >= 1");
-  std::cout << "[ measured ] DRE codes that differ from the reference: " << differ << " of " << 6 * n << "\n";
+  differ += CheckDre(narrow, {}, "narrow groups, R < 2");
+  std::cout << "[ measured ] DRE codes that differ from the reference: " << differ << " of " << 7 * n << "\n";
 }
 
 TEST_F(CoatCpuTest, DreEdgeGroupsTakeTheReferencesCodes) {

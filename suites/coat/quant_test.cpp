@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <iostream>
 #include <vector>
 
 #include "generators/coat_tasks.h"
@@ -73,6 +74,61 @@ TEST(Dre, PaperTargetMapsMinimumToSmallestSubnormal) {
   }
 }
 
+// A narrow group (R = 1.5 < 2.05) takes the kernel's k with no cap:
+// NVlabs/COAT coat/optimizer/kernels/fp8_adamw_expand_cuda_kernel.cu lines
+// 170-172 at commit 715c1623bc85f5034b81e8c7cd3ed79fdd958c6b compute
+// floor((log2f(448*448/2) / log2f(R)) * expand_min) / expand_min and nothing
+// bounds it. (This test failed when k was capped at 16: k was 16, and the
+// capped group's MSE was larger.)
+TEST(Dre, NarrowGroupTakesTheKernelsUncappedK) {
+  std::vector<float> x(128);
+  for (int i = 0; i < 128; ++i) x[i] = (1.0f + 0.5f * float(i) / 127.0f) * (i % 3 ? 1.0f : -1.0f);
+  const float ratio = (1.5f + kDreMinVal) / (1.0f + kDreMinVal);
+  const float kernel_k = std::floor((std::log2(448.0f * 448.0f / 2.0f) / std::log2(ratio)) * 16.0f) / 16.0f;
+  const DreGroup g = DreParams(x, {});
+  EXPECT_EQ(g.k, kernel_k);
+  EXPECT_EQ(g.k, 454.0f / 16.0f);  // floor(16.6147 / 0.58496 * 16) = 454
+  // The group minimum then lands at 448 R^-k ~ 2/448, as for any wide group.
+  std::vector<uint8_t> q(128);
+  DreEncodeGroup(x, g, q);
+  EXPECT_EQ(q[0], 0x80 | fp8::EncodeE4M3(448.0f * std::pow(ratio, -g.k)));  // x[0] = -1, the minimum
+  // The capped variant, a separate option, gives 16 and a larger error.
+  DreOptions capped;
+  capped.k_cap = 16.0f;
+  const DreGroup c = DreParams(x, capped);
+  EXPECT_EQ(c.k, 16.0f);
+  auto mse = [&](const DreGroup& p) {
+    std::vector<uint8_t> codes(128);
+    std::vector<float> back(128);
+    DreEncodeGroup(x, p, codes);
+    DreDecodeGroup(codes, p, back);
+    double e = 0;
+    for (int i = 0; i < 128; ++i) e += (double(back[i]) - x[i]) * (double(back[i]) - x[i]);
+    return e / 128;
+  };
+  std::vector<uint8_t> capped_codes(128);
+  DreEncodeGroup(x, c, capped_codes);
+  int moved = 0;
+  for (int i = 0; i < 128; ++i) moved += capped_codes[i] != q[i];
+  std::cout << "[ measured ] R = 1.5 group: k " << g.k << " (capped 16), MSE " << mse(g) << " vs "
+            << mse(c) << " capped, " << moved << " of 128 codes differ\n";
+  EXPECT_LT(mse(g), mse(c));
+}
+
+// R one ulp above 1: k is huge but finite, and the round trip stays exact to
+// fp32 precision (no inf, no NaN).
+TEST(Dre, RatioJustAboveOneGivesAFiniteHugeK) {
+  std::vector<float> x(128, 1.0f);
+  x[7] = std::nextafter(1.0f, 2.0f);
+  const DreTensor t = DreQuantize(x, {});
+  EXPECT_TRUE(std::isfinite(t.groups[0].k));
+  EXPECT_GT(t.groups[0].k, 1e6f);
+  EXPECT_TRUE(std::isfinite(t.groups[0].scale) && t.groups[0].scale > 0.0f);
+  const auto back = DreDequantize(t);
+  for (int i = 0; i < 128; ++i) EXPECT_NEAR(back[i], x[i], 1e-6f) << i;
+}
+
+// R == 1 (log2 R = 0): the kernel's k is inf; we set k_if_ratio_is_one.
 TEST(Dre, ConstantGroupClampsK) {
   const std::vector<float> x(128, -0.25f);
   const DreTensor t = DreQuantize(x, {});
