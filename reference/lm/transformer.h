@@ -6,9 +6,12 @@
 //
 // Decoder: exactly Hugging Face's LlamaForCausalLM (eager attention, no bias,
 // no RoPE scaling), as in transformers' src/transformers/models/llama/
-// modeling_llama.py at commit 002272831fba584eb30dca9729c1be456836960a
+// modeling_llama.py at commit 5dd4a63548857797727ae73eeb6a6e886ea02a3e
 // (LlamaRMSNorm, LlamaRotaryEmbedding, rotate_half, apply_rotary_pos_emb,
-// LlamaMLP, repeat_kv, LlamaAttention.forward). With x [T, D] the residual
+// LlamaMLP, repeat_kv, eager_attention_forward, LlamaAttention with
+// head_dim = config.head_dim and o_proj [D, H*d], LlamaDecoderLayer); the
+// older commit 002272831fba584eb30dca9729c1be456836960a agrees wherever
+// head_dim = D / H (it has no head_dim key). With x [T, D] the residual
 // stream:
 //   x_0        = embed_tokens[tokens]
 //   per layer  n = RMSNorm(x; input_layernorm)
