@@ -420,6 +420,20 @@ TEST(TransformerErrors, ConstructorNamesTheBadTensor) {
   }
 }
 
+TEST(TransformerErrors, ParamsConstructorChecksSizes) {
+  const Architecture a = TinyVit();
+  const Transformer m = RandomInit(Tiny(), 2, kStd, a);
+  const Transformer same(Tiny(), m.params(), a);
+  const Tensor img = RandomImage(2, a);
+  EXPECT_EQ(m.ForwardImage(img).data, same.ForwardImage(img).data);
+  Params p = m.params();
+  p.layers[0].w_up.pop_back();
+  ExpectOneLineError([&] { Transformer(Tiny(), p, a); }, "model.layers.0.mlp.up_proj.weight has 95 values");
+  p = m.params();
+  p.layers.pop_back();
+  ExpectOneLineError([&] { Transformer(Tiny(), p, a); }, "1 layers, config says 2");
+}
+
 TEST(TransformerErrors, BadInputs) {
   const Transformer m = RandomInit(Tiny(), 1, kStd);
   ExpectOneLineError([&] { m.Forward(std::vector<int>{1, 11, 2}); }, "token id 11 at position 1");
