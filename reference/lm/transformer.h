@@ -25,7 +25,8 @@
 //   RoPE       inv_freq_i = theta^(-2i/d), i < d/2; freqs = pos * inv_freq,
 //              cos/sin of cat(freqs, freqs) (length d); q' = q cos +
 //              rotate_half(q) sin, rotate_half(x) = cat(-x[d/2:], x[:d/2]);
-//              the same for k. Positions count from 0.
+//              the same for k. Positions count from 0. (HF forms inv_freq and
+//              the angles in fp32; we form them in fp64.)
 //   Attn       per query head h, KV head g = h / (H / KV) (repeat_kv):
 //              s_tu = q'_h(t) . k'_g(u) / sqrt(d), causal mask u <= t,
 //              p = softmax_u(s), out_h(t) = sum_u p_tu v_g(u); the heads are
@@ -58,6 +59,9 @@
 //   KvCache cache; model.Prefill(prompt, cache); model.DecodeStep(tok, cache);  // [V]
 //   LossAndGrad lg = model.Backward(tokens, NextTokenTargets(tokens));
 //   lg.grads["model.layers.0.mlp.up_proj.weight"]        // same names and shapes
+//
+// Thread safety: a Transformer is immutable after construction; its const
+// methods may run concurrently (a KvCache belongs to one caller).
 //
 // Errors: a missing or misshapen tensor, a bad config, a token id outside
 // [0, V), a position past max_position_embeddings or a wrongly sized image or
@@ -190,7 +194,8 @@ class Transformer {
   double ImageLoss(const Tensor& image, int label) const;
   LossAndGrad ImageBackward(const Tensor& image, int label) const;
 
-  // What a forward pass keeps for the backward pass, per layer.
+  // What a forward pass keeps for the backward pass, per layer (T rows: the
+  // positions of this call).
   struct LayerActs {
     std::vector<double> x;       // [T, D]   layer input (residual stream)
     std::vector<double> r1;      // [T]      1/sqrt(mean(x^2)+eps)
@@ -198,7 +203,8 @@ class Transformer {
     std::vector<double> q;       // [T, H*d] after RoPE
     std::vector<double> k;       // [T, KV*d] after RoPE
     std::vector<double> v;       // [T, KV*d]
-    std::vector<double> p;       // [H, T, T] attention probabilities (0 where masked)
+    std::vector<double> p;       // [H, T, S] attention probabilities (0 where masked);
+                                 //   S = keys visible: T, or cache length + T with a cache
     std::vector<double> att;     // [T, H*d] attention output, heads concatenated
     std::vector<double> h;       // [T, D]   after the attention residual
     std::vector<double> r2;      // [T]
