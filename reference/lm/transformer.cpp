@@ -173,6 +173,8 @@ NamedTensors Transformer::Named(const Params& p) const {
 
 NamedTensors Transformer::ToNamedTensors() const { return Named(params_); }
 
+Params Transformer::Zeros() const { return ZeroParams(config_, arch_); }
+
 Transformer RandomInit(const TransformerConfig& config, uint64_t seed, double std,
                        const Architecture& arch) {
   ValidateConfig(config, arch);

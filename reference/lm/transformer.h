@@ -233,6 +233,7 @@ class Transformer {
   Params BackwardFrom(const Acts& acts, const std::vector<double>& dlogits,
                       std::span<const int> tokens, const Tensor* image) const;
   std::vector<double> Patchify(const Tensor& image) const;  // [N, C*P*P]
+  Params Zeros() const;  // every tensor of the architecture, zero-filled
 
   TransformerConfig config_;
   Architecture arch_;

@@ -23,13 +23,7 @@ Params Transformer::BackwardFrom(const Acts& acts, const std::vector<double>& dl
   const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
 
-  // G: the gradients, laid out like the weights, zero-filled.
-  Params G;
-  {
-    NamedTensors zero = Named(params_);
-    for (auto& [name, t] : zero) t.data.assign(t.data.size(), 0.0);
-    G = Transformer(c, zero, arch_).params_;
-  }
+  Params G = Zeros();  // the gradients, laid out like the weights
 
   // Head. logits = head xf^T: dxf = dlogits head, dhead += dlogits^T xf.
   std::vector<double> dxf(static_cast<size_t>(T) * D, 0.0);  // [T, D]
