@@ -5,8 +5,9 @@
 // decoder (untied, tied, GQA, MHA, weighted targets), the masked-LM encoder
 // and the tiny ViT; KV-cache decode against recomputation; invariants that
 // catch layout bugs (causality, bidirectionality, patch permutation, GQA as
-// MHA with repeated KV heads, RoPE's rotate_half layout and relativity); and
-// the one-line errors of bad weights and bad inputs.
+// MHA with repeated KV heads, RoPE's rotate_half layout and relativity); a
+// second forward pass written in the order of HF's tensor operations; and the
+// one-line errors of bad weights and bad inputs.
 #include "reference/lm/transformer.h"
 
 #include <gtest/gtest.h>
@@ -319,6 +320,128 @@ TEST(TransformerInvariant, GqaEqualsMhaWithRepeatedKvHeads) {
   const Transformer mha(mc, w);
   const std::vector<int> tok = RandomTokens(seed, 5, 11);
   EXPECT_LE(MaxAbsDiff(gqa.Forward(tok).data, mha.Forward(tok).data), 1e-12);
+}
+
+// A second forward pass, written in the order of HF's tensor operations
+// (modeling_llama.py: view -> transpose(1, 2), cos/sin = cat(freqs, freqs),
+// rotate_half = cat(-x2, x1), repeat_kv, softmax(q k^T * d^-0.5 + mask) v,
+// transpose back, reshape, o_proj; LlamaMLP; final norm; lm_head), with its
+// own loops and index order, for a 2-layer GQA model: the reference must
+// agree to rounding.
+std::vector<double> HfOrderForward(const TransformerConfig& c, const NamedTensors& w,
+                                   const std::vector<int>& tok) {
+  const int T = static_cast<int>(tok.size()), D = c.hidden_size, d = c.HeadDim();
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, I = c.intermediate_size;
+  using Mat = std::vector<std::vector<double>>;  // [rows][cols]
+  auto linear = [](const Mat& x, const Tensor& W) {  // F.linear: x [T, in] W [out, in] -> [T, out]
+    const int out = static_cast<int>(W.shape[0]), in = static_cast<int>(W.shape[1]);
+    Mat y(x.size(), std::vector<double>(out, 0.0));
+    for (size_t t = 0; t < x.size(); ++t)
+      for (int o = 0; o < out; ++o)
+        for (int i = 0; i < in; ++i) y[t][o] += x[t][i] * W.data[o * in + i];
+    return y;
+  };
+  auto rmsnorm = [&](const Mat& x, const Tensor& wt) {
+    Mat y = x;
+    for (auto& row : y) {
+      double var = 0;
+      for (double v : row) var += v * v;
+      var /= D;
+      for (int i = 0; i < D; ++i) row[i] = wt.data[i] * (row[i] / std::sqrt(var + c.rms_norm_eps));
+    }
+    return y;
+  };
+  auto at = [&](const std::string& n) -> const Tensor& { return w.at(n); };
+  Mat x(T);
+  for (int t = 0; t < T; ++t)
+    x[t].assign(at("model.embed_tokens.weight").data.begin() + tok[t] * D,
+                at("model.embed_tokens.weight").data.begin() + (tok[t] + 1) * D);
+  // cos, sin [T, d]
+  Mat cosm(T, std::vector<double>(d)), sinm(T, std::vector<double>(d));
+  for (int t = 0; t < T; ++t) {
+    std::vector<double> emb;
+    for (int rep = 0; rep < 2; ++rep)
+      for (int i = 0; i < d; i += 2) emb.push_back(t * (1.0 / std::pow(c.rope_theta, double(i) / d)));
+    for (int i = 0; i < d; ++i) {
+      cosm[t][i] = std::cos(emb[i]);
+      sinm[t][i] = std::sin(emb[i]);
+    }
+  }
+  auto heads = [&](const Mat& y, int nh) {  // [T, nh*d] -> view [T, nh, d] -> transpose [nh][T][d]
+    std::vector<Mat> hs(nh, Mat(T, std::vector<double>(d)));
+    for (int t = 0; t < T; ++t)
+      for (int h = 0; h < nh; ++h)
+        for (int i = 0; i < d; ++i) hs[h][t][i] = y[t][h * d + i];
+    return hs;
+  };
+  auto rope = [&](std::vector<Mat>& hs) {
+    for (auto& m : hs)
+      for (int t = 0; t < T; ++t) {
+        std::vector<double> rot(d);  // cat(-x2, x1)
+        for (int i = 0; i < d / 2; ++i) rot[i] = -m[t][d / 2 + i];
+        for (int i = 0; i < d / 2; ++i) rot[d / 2 + i] = m[t][i];
+        for (int i = 0; i < d; ++i) m[t][i] = m[t][i] * cosm[t][i] + rot[i] * sinm[t][i];
+      }
+  };
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string pre = "model.layers." + std::to_string(l) + ".";
+    const Mat n = rmsnorm(x, at(pre + "input_layernorm.weight"));
+    std::vector<Mat> q = heads(linear(n, at(pre + "self_attn.q_proj.weight")), H);
+    std::vector<Mat> k = heads(linear(n, at(pre + "self_attn.k_proj.weight")), KV);
+    std::vector<Mat> v = heads(linear(n, at(pre + "self_attn.v_proj.weight")), KV);
+    rope(q);
+    rope(k);
+    // repeat_kv: expand [KV, rep, T, d] -> reshape [KV*rep, T, d]
+    std::vector<Mat> kr, vr;
+    for (int g = 0; g < KV; ++g)
+      for (int r = 0; r < H / KV; ++r) {
+        kr.push_back(k[g]);
+        vr.push_back(v[g]);
+      }
+    Mat attn_out(T, std::vector<double>(H * d, 0.0));  // transpose(1, 2) + reshape [T, H*d]
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t) {
+        std::vector<double> wts(T);
+        for (int u = 0; u < T; ++u) {
+          double s = 0;
+          for (int i = 0; i < d; ++i) s += q[h][t][i] * kr[h][u][i];
+          wts[u] = s * std::pow(d, -0.5) + (u > t ? -1e300 : 0.0);  // causal mask
+        }
+        const double mx = *std::max_element(wts.begin(), wts.end());
+        double z = 0;
+        for (double& a : wts) z += (a = std::exp(a - mx));
+        for (int u = 0; u < T; ++u)
+          for (int i = 0; i < d; ++i) attn_out[t][h * d + i] += wts[u] / z * vr[h][u][i];
+      }
+    const Mat o = linear(attn_out, at(pre + "self_attn.o_proj.weight"));
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < D; ++i) x[t][i] += o[t][i];
+    const Mat m = rmsnorm(x, at(pre + "post_attention_layernorm.weight"));
+    Mat g = linear(m, at(pre + "mlp.gate_proj.weight"));
+    const Mat u = linear(m, at(pre + "mlp.up_proj.weight"));
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < I; ++j) g[t][j] = g[t][j] / (1.0 + std::exp(-g[t][j])) * u[t][j];
+    const Mat down = linear(g, at(pre + "mlp.down_proj.weight"));
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < D; ++i) x[t][i] += down[t][i];
+  }
+  const Mat logits = linear(rmsnorm(x, at("model.norm.weight")),
+                            at(c.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"));
+  std::vector<double> flat;
+  for (const auto& row : logits) flat.insert(flat.end(), row.begin(), row.end());
+  return flat;
+}
+
+TEST(TransformerInvariant, MatchesAForwardInHfTensorOrder) {
+  CB_FRESH_SEED(seed);
+  for (bool tied : {false, true}) {
+    TransformerConfig c = Tiny();
+    c.tie_word_embeddings = tied;
+    const Transformer m = RandomInit(c, seed, kStd);
+    const std::vector<int> tok = RandomTokens(seed, 6, 11);
+    EXPECT_LE(MaxAbsDiff(m.Forward(tok).data, HfOrderForward(c, m.ToNamedTensors(), tok)), 1e-12)
+        << (tied ? "tied" : "untied");
+  }
 }
 
 // RoPE equals HF's q*cos + rotate_half(q)*sin written out literally here,
