@@ -158,10 +158,14 @@ void ReadConfig(const fs::path& path, HfCheckpoint& out) {
     if (bias) r.Fail(std::string("\"") + key + "\": true is not supported (only bias-free projections)");
   }
 
-  if (r.Has("rope_scaling") && !r.IsNull("rope_scaling")) {
+  // rope_scaling {"rope_type": "default"} is plain RoPE in Hugging Face's
+  // rope utilities, so it is accepted; every other non-null value is refused.
+  if (r.Has("rope_scaling") && !r.IsNull("rope_scaling") &&
+      !(r.At("rope_scaling").is_object() && RopeType(r.At("rope_scaling")) == "default")) {
     const json& s = r.At("rope_scaling");
-    r.Fail("rope_scaling of type \"" + (s.is_object() ? RopeType(s) : s.dump()) +
-           "\" is not supported (only unscaled RoPE, rope_scaling null)");
+    const std::string type = s.is_object() ? RopeType(s) : "?";
+    r.Fail((type != "?" ? "rope_scaling of type \"" + type + "\"" : "rope_scaling " + s.dump()) +
+           " is not supported (only unscaled RoPE, rope_scaling null)");
   }
   if (r.Has("rope_theta")) r.Positive(r.At("rope_theta"), "rope_theta", c.rope_theta);
   if (r.Has("rope_parameters") && !r.IsNull("rope_parameters")) {

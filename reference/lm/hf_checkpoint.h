@@ -27,8 +27,8 @@
 //     absent or numeric sliding_window would change the attention we compute.
 //     Anything else (including a missing model_type) is refused.
 //   - hidden_act "silu" only; attention_bias and mlp_bias must be false (or
-//     absent); rope_scaling must be null (or absent), else refused naming its
-//     type; rope_parameters.rope_type, when present, must be "default".
+//     absent); rope_scaling must be null (or absent, or of rope_type "default",
+//     which is plain RoPE), else refused naming its type; rope_parameters.rope_type, when present, must be "default".
 //   - pretraining_tp, dropout, token ids, use_cache, initializer_range and
 //     other keys are ignored: they do not change the forward pass.
 //   - tensors: exactly the names and shapes listed in transformer_config.h

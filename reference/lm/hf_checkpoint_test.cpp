@@ -316,6 +316,10 @@ TEST_F(HfCheckpointRejectTest, BiasesActivationAndRopeScaling) {
   ExpectLoadError(dir_, {config_, "rope_scaling of type \"llama3\" is not supported"});
   EditConfig(dir_, [](json& j) { j["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}}; });
   ExpectLoadError(dir_, {config_, "rope_scaling of type \"linear\""});
+  EditConfig(dir_, [](json& j) { j["rope_scaling"] = {{"factor", 2.0}}; });
+  ExpectLoadError(dir_, {config_, "rope_scaling {\"factor\":2.0} is not supported"});
+  EditConfig(dir_, [](json& j) { j["rope_scaling"] = {{"rope_type", "default"}}; });
+  EXPECT_NO_THROW(LoadCheckpoint(dir_));
   EditConfig(dir_, [](json& j) {
     j["rope_scaling"] = nullptr;
     j["rope_parameters"] = {{"rope_type", "yarn"}, {"rope_theta", 1e6}};
@@ -398,9 +402,34 @@ TEST_F(HfCheckpointRejectTest, LmHeadMustMatchTying) {
 }
 
 TEST_F(HfCheckpointRejectTest, DtypesAndFilesPresent) {
+  // Mixed F64 / BF16 / F16 / F32 tensors in one file are read, each exactly.
   std::vector<std::pair<std::string, harness::SafetensorsWriteTensor>> out;
-  for (const auto& [name, t] : tensors_) out.push_back({name, {"F32", t.shape, t.data}});
+  const char* dtypes[] = {"F64", "BF16", "F16", "F32"};
+  int k = 0;
+  for (const auto& [name, t] : tensors_) out.push_back({name, {dtypes[k++ % 4], t.shape, t.data}});
   WriteSafetensors(model_, out);
+  const HfCheckpoint mixed = LoadCheckpoint(dir_);
+  k = 0;
+  for (const auto& [name, t] : tensors_) {
+    const std::string dt = dtypes[k++ % 4];
+    const double x = t.data[0], got = mixed.tensors.at(name).data[0];
+    EXPECT_EQ(got, dt == "BF16" ? TorchBf16(x) : dt == "F16" ? CompilerF16(x) : x) << name << " " << dt;
+  }
+
+  // An integer dtype is refused, naming the file, tensor and dtype: patch the
+  // header's "F32" of one tensor to "I32" (same size, same header length).
+  WriteTensors(model_, tensors_);
+  std::string bytes;
+  {
+    std::ifstream in(model_, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t at = bytes.find("\"F32\"", bytes.find("\"model.norm.weight\""));
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 5, "\"I32\"");
+  WriteText(model_, bytes);
+  ExpectLoadError(dir_, {model_, "\"model.norm.weight\" has dtype I32"});
+  WriteTensors(model_, tensors_);
   EXPECT_NO_THROW(LoadCheckpoint(dir_));
   WriteText(dir_ + "/model.safetensors.index.json", "{}");
   ExpectLoadError(dir_, {dir_, "both model.safetensors and model.safetensors.index.json"});
