@@ -1,4 +1,4 @@
-// File: reference/lm/token_ids_test.cpp
+// File: suites/lm/token_ids_test.cpp
 // -----------------------------------------------------------------------------
 // Tests of reference/lm/token_ids.h: a well-formed file reads back in order
 // (blank lines skipped, other keys ignored), and each malformed line is a

@@ -1,4 +1,4 @@
-// File: reference/lm/transformer_test.cpp
+// File: suites/lm/transformer_test.cpp
 // -----------------------------------------------------------------------------
 // Tests of the fp64 reference transformer (transformer.h): hand-derived
 // gradients against five-point finite differences (grad_check.h) for the

@@ -1,4 +1,4 @@
-// File: reference/lm/hf_checkpoint_test.cpp
+// File: suites/lm/hf_checkpoint_test.cpp
 // -----------------------------------------------------------------------------
 // Tests of reference/lm/hf_checkpoint.h: F32 round trips exactly; BF16 and F16
 // round trips equal round-to-nearest-even of the float values, computed here
