@@ -93,30 +93,49 @@ double Auroc(std::span<const double> scores, std::span<const int> labels) {
   return AurocUnchecked(scores, labels);
 }
 
-std::vector<RocPoint> RocCurve(std::span<const double> scores, std::span<const int> labels) {
+std::vector<RocPoint> RocCurve(std::span<const double> scores, std::span<const int> labels,
+                               RocPoints points) {
   Check(scores, labels, "RocCurve");
   std::vector<size_t> idx(scores.size());
   std::iota(idx.begin(), idx.end(), 0);
   std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
   double p = 0, n = 0;
   for (int l : labels) (l ? p : n) += 1;
-  std::vector<RocPoint> curve{{0.0, 0.0, INFINITY}};
-  double tp = 0, fp = 0;
+  // Cumulative counts per distinct threshold (sklearn's fps, tps): integers,
+  // so the second differences below are exact.
+  struct Counts {
+    int64_t fp = 0, tp = 0;
+    double threshold = 0;
+  };
+  std::vector<Counts> c;
+  int64_t tp = 0, fp = 0;
   for (size_t i = 0; i < idx.size();) {
     size_t j = i;
     for (; j < idx.size() && scores[idx[j]] == scores[idx[i]]; ++j) (labels[idx[j]] ? tp : fp) += 1;
-    curve.push_back({fp / n, tp / p, scores[idx[i]]});
+    c.push_back({fp, tp, scores[idx[i]]});
     i = j;
+  }
+  std::vector<RocPoint> curve{{0.0, 0.0, INFINITY}};
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (points == RocPoints::kSklearnDefault && c.size() > 2 && i > 0 && i + 1 < c.size() &&
+        c[i - 1].fp - 2 * c[i].fp + c[i + 1].fp == 0 && c[i - 1].tp - 2 * c[i].tp + c[i + 1].tp == 0) {
+      continue;  // collinear with both neighbours: sklearn drops it
+    }
+    curve.push_back({double(c[i].fp) / n, double(c[i].tp) / p, c[i].threshold});
   }
   return curve;
 }
 
 double TprAtFpr(std::span<const RocPoint> curve, double max_fpr, bool strict) {
-  double best = 0;
+  const RocPoint* last = nullptr;
   for (const auto& pt : curve) {
-    if (strict ? pt.fpr < max_fpr : pt.fpr <= max_fpr) best = std::max(best, pt.tpr);
+    if (strict ? pt.fpr < max_fpr : pt.fpr <= max_fpr) last = &pt;
   }
-  return best;
+  if (last == nullptr) {
+    throw std::invalid_argument("TprAtFpr: no ROC point with fpr " + std::string(strict ? "< " : "<= ") +
+                                std::to_string(max_fpr));
+  }
+  return last->tpr;
 }
 
 double FprAtTpr(std::span<const RocPoint> curve, double min_tpr) {

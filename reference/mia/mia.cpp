@@ -84,15 +84,31 @@ std::vector<double> MinKppTokenScores(std::span<const double> ll, std::span<cons
   return s;
 }
 
-double MeanOfSmallest(std::span<const double> v, double k) {
+size_t MinKCount(size_t n, double k, KCount mode) {
+  if (n == 0) throw std::invalid_argument("MinKCount: n = 0 (no scored token)");
+  if (!(k > 0 && k <= 1)) throw std::invalid_argument("MinKCount: k not in (0, 1]");
+  size_t m = 0;
+  if (mode == KCount::kAuthors) {
+    // Python's int() of the correctly rounded fp64 product: truncation, which
+    // for a positive value is floor. No guard: the authors have none.
+    m = size_t(double(n) * k);
+  } else {
+    const double micro = k * 1e6;
+    const double rounded = std::round(micro);
+    if (std::fabs(micro - rounded) > 1e-6) {
+      throw std::invalid_argument("MinKCount: k has more than 6 decimal places for kExactDecimal");
+    }
+    m = size_t(uint64_t(rounded) * uint64_t(n) / 1000000u);
+  }
+  return std::max<size_t>(1, m);
+}
+
+double MeanOfSmallest(std::span<const double> v, double k, KCount mode) {
   if (v.empty()) throw std::invalid_argument("MeanOfSmallest: empty (no scored token)");
   if (!(k > 0 && k <= 1)) throw std::invalid_argument("MeanOfSmallest: k not in (0, 1]");
   std::vector<double> c(v.begin(), v.end());
   for (double x : c) if (std::isnan(x)) throw std::invalid_argument("MeanOfSmallest: NaN");
-  // floor(k n) with a guard against k n landing a rounding step below an
-  // integer (0.3 * 10 = 2.9999999999999996 in fp64; numpy's int() has the same
-  // problem, so we follow the papers' intent, not that accident).
-  const size_t m = std::max<size_t>(1, size_t(std::floor(k * double(c.size()) + 1e-9)));
+  const size_t m = MinKCount(c.size(), k, mode);
   std::nth_element(c.begin(), c.begin() + (m - 1), c.end());
   std::sort(c.begin(), c.begin() + m);
   double s = 0;
@@ -111,6 +127,8 @@ int64_t ZlibLength(std::string_view text) {
 }
 
 std::vector<double> KGrid() {
+  // i / 10.0 is correctly rounded, so each k is the same double as the
+  // authors' literal 0.1, ..., 1.0 in run.py's ratio list.
   std::vector<double> k;
   for (int i = 1; i <= 10; ++i) k.push_back(i / 10.0);
   return k;
@@ -127,10 +145,10 @@ double LowercaseScore(const TextStats& s) {
   return Mean(s.ll_lower, "Lowercase") / LossScore(s);
 }
 
-double MinKScore(const TextStats& s, double k) { return MeanOfSmallest(s.ll, k); }
+double MinKScore(const TextStats& s, double k, KCount mode) { return MeanOfSmallest(s.ll, k, mode); }
 
-double MinKppScore(const TextStats& s, double k) {
-  return MeanOfSmallest(MinKppTokenScores(s.ll, s.mu, s.sigma2), k);
+double MinKppScore(const TextStats& s, double k, KCount mode) {
+  return MeanOfSmallest(MinKppTokenScores(s.ll, s.mu, s.sigma2), k, mode);
 }
 
 double RefScore(const TextStats& s) { return LossScore(s) - Mean(s.ll_ref, "Ref"); }

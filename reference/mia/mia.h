@@ -14,8 +14,8 @@
 //     Loss       mean_t ll_t                                  (= -mean NLL)
 //     Zlib       Loss / len(zlib.compress(text.encode()))     (level 6, Python's default)
 //     Lowercase  Loss(text.lower()) / Loss(text)
-//     Min-K%     mean of the floor(k n) smallest ll_t, at least 1 of them
-//     Min-K%++   mean of the floor(k n) smallest s_t,  at least 1 of them
+//     Min-K%     mean of the MinKCount(n, k) smallest ll_t
+//     Min-K%++   mean of the MinKCount(n, k) smallest s_t
 //     Ref        Loss(target) - Loss(reference model)
 //   FSD (§2) uses the FSD repository's scores, where LOWER means member:
 //     PPL = exp(-Loss); Zlib' = -Loss / zlib_len; Lowercase' = -(NLL_lower / NLL);
@@ -25,10 +25,18 @@
 // Token scoring follows §0: ll_t for t = 2..T of a text of T tokens (the first
 // token is never scored), so n = T - 1 positions.
 //
+// The count of Min-K% / Min-K%++ is the authors' by default: int(n * k) in
+// fp64, with k the double nearest i/10 (zjysteven/mink-plus-plus run.py and
+// ml-stat-Sustech/Fine-tuned-Score-Deviation eval.py; see MinKCount). That is
+// one token fewer than the exact floor(k n) at k = 0.7 and n = 90, 170, 180,
+// 330, ... (0.7 is stored as 0.69999999999999996, and 90 * that rounds to
+// 62.99999999999999); KCount::kExactDecimal gives the exact count instead.
+//
 // Edge cases (brief §1 pitfalls): sigma_t -> 0 (a peaked distribution) uses
-// the floor kSigmaFloor in the denominator; floor(k n) = 0 for short texts
-// takes the single smallest value instead of returning NaN; an empty text
-// (n = 0) or a NaN input throws std::invalid_argument.
+// the floor kSigmaFloor in the denominator; a count of 0 for short texts
+// takes the single smallest value instead of the authors' NaN (np.mean of an
+// empty slice); an empty text (n = 0) or a NaN input throws
+// std::invalid_argument.
 #ifndef CB_REFERENCE_MIA_MIA_H_
 #define CB_REFERENCE_MIA_MIA_H_
 
@@ -61,9 +69,24 @@ PositionStats StatsFromDistribution(std::span<const double> p, int64_t target);
 std::vector<double> MinKppTokenScores(std::span<const double> ll, std::span<const double> mu,
                                       std::span<const double> sigma2);
 
-// Mean of the max(1, floor(k n)) smallest values. REQUIRES: v non-empty,
-// 0 < k <= 1, no NaN.
-double MeanOfSmallest(std::span<const double> v, double k);
+// How many of n values Min-K% / Min-K%++ average at ratio k.
+enum class KCount {
+  // The authors' int(len(x) * ratio): the fp64 product truncated
+  // (mink-plus-plus 5596c65 run.py lines 104 and 111; Fine-tuned-Score-
+  // Deviation e3d9060 eval.py line 59). Paper-compatible; the default.
+  kAuthors,
+  // floor(k n) in exact integer arithmetic with k read as a decimal of at
+  // most 6 places (k = 0.7 counts 63 of 90): what the papers' ⌊k·n⌋ says.
+  kExactDecimal,
+};
+
+// max(1, count) of the mode above. REQUIRES: n >= 1, 0 < k <= 1 (and for
+// kExactDecimal, k a multiple of 1e-6 to within 1e-12).
+size_t MinKCount(size_t n, double k, KCount mode = KCount::kAuthors);
+
+// Mean of the MinKCount(v.size(), k, mode) smallest values. REQUIRES: v
+// non-empty, 0 < k <= 1, no NaN.
+double MeanOfSmallest(std::span<const double> v, double k, KCount mode = KCount::kAuthors);
 
 // Length in bytes of zlib.compress(text) at level 6 (Python's default).
 int64_t ZlibLength(std::string_view text);
@@ -84,14 +107,14 @@ struct TextStats {
   std::vector<double> ll_lower_ft;
 };
 
-// The k grid {0.1, ..., 1.0}.
+// The k grid {0.1, ..., 1.0}: the doubles nearest i/10, as run.py's literals.
 std::vector<double> KGrid();
 
 double LossScore(const TextStats& s);
 double ZlibScore(const TextStats& s);
 double LowercaseScore(const TextStats& s);
-double MinKScore(const TextStats& s, double k);
-double MinKppScore(const TextStats& s, double k);
+double MinKScore(const TextStats& s, double k, KCount mode = KCount::kAuthors);
+double MinKppScore(const TextStats& s, double k, KCount mode = KCount::kAuthors);
 double RefScore(const TextStats& s);
 
 // FSD deviation of one base score; `base` is one of "loss", "zlib",

@@ -57,7 +57,10 @@ int RunEvalMia(const EvalMiaOptions& o, const CommandLine& cmdline) {
                                 {"auroc_ci", {m.auroc_ci_low, m.auroc_ci_high}},
                                 {"tpr_at_fpr_le_0.05", m.tpr_at_5_fpr_le},
                                 {"tpr_at_fpr_lt_0.05", m.tpr_at_5_fpr_lt},
-                                {"fpr_at_tpr_0.95", m.fpr_at_95_tpr}});
+                                {"fpr_at_tpr_0.95", m.fpr_at_95_tpr},
+                                {"tpr_at_fpr_le_0.05_all_points", m.tpr_at_5_fpr_le_all_points},
+                                {"tpr_at_fpr_lt_0.05_all_points", m.tpr_at_5_fpr_lt_all_points},
+                                {"fpr_at_tpr_0.95_all_points", m.fpr_at_95_tpr_all_points}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -76,6 +79,8 @@ int RunEvalMia(const EvalMiaOptions& o, const CommandLine& cmdline) {
     std::printf("%s %s %s %s %.4f\n", Fit(m.method, 16).c_str(), Fit(auc, 26).c_str(), Fit(le, 15).c_str(),
                 Fit(lt, 15).c_str(), m.fpr_at_95_tpr);
   }
+  std::printf("\nTPR/FPR read off sklearn's roc_curve with its defaults (drop_intermediate), as the authors'\n"
+              "code does; the full-curve values are in --json and the ledger (*_all_points).\n");
   std::printf("\nrun %lld complete, run_hash %s\n", static_cast<long long>(run_id), summary.run_hash.c_str());
   return kExitOk;
 }

@@ -90,13 +90,18 @@ std::string SettingOf(const h::ClaimContext& ctx, const std::vector<ExperimentRe
                       s.per_class, s.per_class);
 }
 
-// Records every method's AUROC (with a bootstrap CI) and TPR@5%FPR for each seed.
+// Records every method's AUROC (with a bootstrap CI) and TPR@5%FPR for each
+// seed. TPR@5%FPR is Min-K%++'s tpr[last fpr <= 0.05] read, as its run.py
+// reads it, off sklearn's roc_curve with the default drop_intermediate; the
+// full-curve value is recorded beside it (they differ only when tie groups
+// line up; reference/common/roc.h).
 void RecordAll(h::ClaimContext& ctx, const std::vector<ExperimentResult>& runs, const std::string& tag) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     auto record = [&](const cb::ref::mia::MethodScores& m, const std::string& method) {
       const auto ci = cb::ref::BootstrapAurocCi(m.scores, r.labels, 200, ctx.seed() + i);
-      const auto curve = cb::ref::RocCurve(m.scores, r.labels);
+      const auto curve = cb::ref::RocCurve(m.scores, r.labels, cb::ref::RocPoints::kSklearnDefault);
+      const auto full = cb::ref::RocCurve(m.scores, r.labels, cb::ref::RocPoints::kAll);
       const nlohmann::json params = {{"split", r.split}, {"method", method}, {"seed_index", i},
                                      {"corpus_hash", r.corpus_hash}, {"setting", tag}};
       ctx.RecordEstimate({.case_name = "auroc", .backend = "cpu", .params = params, .metric = "auroc",
@@ -106,6 +111,9 @@ void RecordAll(h::ClaimContext& ctx, const std::vector<ExperimentResult>& runs, 
       ctx.RecordExact({.case_name = "tpr_at_5_fpr", .backend = "cpu", .params = params,
                        .metric = "tpr_at_fpr_le_0.05", .unit = "1", .direction = "higher",
                        .value = cb::ref::TprAtFpr(curve, 0.05, false), .n = int64_t(r.labels.size())});
+      ctx.RecordExact({.case_name = "tpr_at_5_fpr", .backend = "cpu", .params = params,
+                       .metric = "tpr_at_fpr_le_0.05_all_points", .unit = "1", .direction = "higher",
+                       .value = cb::ref::TprAtFpr(full, 0.05, false), .n = int64_t(r.labels.size())});
     };
     for (const auto& m : r.methods) record(m, m.method);
     for (const auto& m : r.fsd_ood) record(m, m.method + "_ood");

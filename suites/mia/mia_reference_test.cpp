@@ -1,14 +1,17 @@
 // File: suites/mia/mia_reference_test.cpp
 // Tests of the fp64 membership-inference reference (reference/mia/mia.h) and
 // the detection metrics (reference/common/roc.h): sklearn's known answers,
-// both TPR@FPR conventions, the brief's edge cases (sigma -> 0, floor(k n) = 0),
+// both TPR@FPR conventions on the full and on sklearn's default curve, the
+// authors' Min-K% token count, the brief's edge cases (sigma -> 0, floor(k n) = 0),
 // Min-K%++'s exact properties (shift invariance, s = 0 at the mean, the
 // two-pass variance against the papers' E[(log p)^2] - mu^2 form).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "fixtures/fresh_seed.h"
 #include "harness/random.h"
 #include "reference/common/roc.h"
 #include "reference/mia/mia.h"
@@ -31,6 +34,100 @@ TEST(Roc, SklearnKnownAnswers) {
   EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(curve, 0.5, false), 1.0);  // fpr <= 0.5
   EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(curve, 0.5, true), 0.5);   // fpr < 0.5
   EXPECT_DOUBLE_EQ(cb::ref::FprAtTpr(curve, 0.95), 0.5);
+}
+
+// sklearn's roc_curve with its default drop_intermediate=True, which both
+// papers' code calls (zjysteven/mink-plus-plus 5596c65dd7d5ca767c0efa80cbebf76f2e56d0a2
+// run.py lines 118-121: tpr[np.where(fpr <= 0.05)[0][-1]] and
+// fpr[np.where(tpr >= 0.95)[0][0]]; ml-stat-Sustech/Fine-tuned-Score-Deviation
+// e3d9060847c1aa94c0c451efd391542ced52ac32 utils/tools.py lines 10 and 18:
+// tpr[np.where(fpr < 0.05)[0][-1]]). Six tie groups of one member and one
+// non-member (of 10 and 100) step the curve by (0.01, 0.1) six times; sklearn
+// keeps only the ends of that run, so the point (0.05, 0.5) is gone and its
+// TPR@5%FPR is 0.1 where the full curve's is 0.5. Expected values: sklearn
+// 1.2.1 (Debian python3-sklearn) roc_curve on these inputs.
+struct TieCase {
+  std::vector<double> scores;
+  std::vector<int> labels;
+};
+TieCase DiagonalRunAcross5PercentFpr() {
+  TieCase c;
+  for (int g = 0; g < 6; ++g) {
+    for (int label : {1, 0}) {
+      c.scores.push_back(16.0 - g);
+      c.labels.push_back(label);
+    }
+  }
+  for (int i = 0; i < 94; ++i) c.scores.push_back(0.0), c.labels.push_back(0);
+  for (int i = 0; i < 4; ++i) c.scores.push_back(0.0), c.labels.push_back(1);
+  return c;
+}
+// 17 members alone on top, then three {member, non-member} ties, then 7
+// non-members: tpr reaches 0.95 in the middle of a diagonal run.
+TieCase DiagonalRunAcross95PercentTpr() {
+  TieCase c;
+  for (int i = 0; i < 17; ++i) c.scores.push_back(100.0), c.labels.push_back(1);
+  for (int g = 0; g < 3; ++g) {
+    for (int label : {1, 0}) c.scores.push_back(99.0 - g), c.labels.push_back(label);
+  }
+  for (int i = 0; i < 7; ++i) c.scores.push_back(0.0), c.labels.push_back(0);
+  return c;
+}
+
+TEST(Roc, SklearnDefaultCurveDropsCollinearTieGroupsAsRocCurveDoes) {
+  const auto c = DiagonalRunAcross5PercentFpr();
+  const auto full = cb::ref::RocCurve(c.scores, c.labels, cb::ref::RocPoints::kAll);
+  const auto sk = cb::ref::RocCurve(c.scores, c.labels, cb::ref::RocPoints::kSklearnDefault);
+  ASSERT_EQ(full.size(), 8u);
+  // sklearn 1.2.1: fpr [0, 0.01, 0.06, 1], tpr [0, 0.1, 0.6, 1], thresholds
+  // [17, 16, 11, 0] (the first is inf from 1.3 on, as here); with
+  // drop_intermediate=False it gives our 8 points and tpr05 0.5 (<=), 0.4 (<).
+  ASSERT_EQ(sk.size(), 4u);
+  const double fpr[] = {0, 0.01, 0.06, 1}, tpr[] = {0, 0.1, 0.6, 1}, thr[] = {INFINITY, 16, 11, 0};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(sk[i].fpr, fpr[i]) << i;
+    EXPECT_DOUBLE_EQ(sk[i].tpr, tpr[i]) << i;
+    EXPECT_EQ(sk[i].threshold, thr[i]) << i;
+  }
+  EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(sk, 0.05, false), 0.1);    // Min-K%++'s tpr05
+  EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(sk, 0.05, true), 0.1);     // FSD's TPR@5%FPR
+  EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(full, 0.05, false), 0.5);  // the full curve's
+  EXPECT_DOUBLE_EQ(cb::ref::TprAtFpr(full, 0.05, true), 0.4);
+
+  const auto d = DiagonalRunAcross95PercentTpr();
+  const auto sk2 = cb::ref::RocCurve(d.scores, d.labels, cb::ref::RocPoints::kSklearnDefault);
+  // sklearn 1.2.1: fpr [0, 0, 0.3, 1], tpr [0, 0.85, 1, 1]; fpr95 0.3 (0.2 with
+  // drop_intermediate=False).
+  ASSERT_EQ(sk2.size(), 4u);
+  EXPECT_DOUBLE_EQ(sk2[2].fpr, 0.3);
+  EXPECT_DOUBLE_EQ(cb::ref::FprAtTpr(sk2, 0.95), 0.3);  // Min-K%++'s fpr95
+  EXPECT_DOUBLE_EQ(cb::ref::FprAtTpr(cb::ref::RocCurve(d.scores, d.labels), 0.95), 0.2);
+  // A curve with two thresholds is never thinned (len(fps) > 2 in sklearn).
+  EXPECT_EQ(cb::ref::RocCurve(std::vector<double>{1, 1, 0, 0}, std::vector<int>{1, 0, 1, 0},
+                              cb::ref::RocPoints::kSklearnDefault).size(), 3u);
+  EXPECT_THROW(cb::ref::TprAtFpr(sk, 0.0, true), std::invalid_argument);
+}
+
+// Without ties each dropped point shares its tpr (a run of non-members) or
+// its fpr (a run of members) with a kept corner, so the operating points of
+// the two curves agree on fresh continuous scores.
+TEST(Roc, WithoutTiesBothCurvesGiveTheSameOperatingPoints) {
+  CB_FRESH_SEED(seed);
+  cb::harness::Rng rng(seed, 0);
+  std::vector<double> s;
+  std::vector<int> y;
+  for (int i = 0; i < 500; ++i) {
+    y.push_back(i % 2);
+    s.push_back(rng.Normal() + 0.7 * y.back());
+  }
+  const auto full = cb::ref::RocCurve(s, y, cb::ref::RocPoints::kAll);
+  const auto sk = cb::ref::RocCurve(s, y, cb::ref::RocPoints::kSklearnDefault);
+  EXPECT_LT(sk.size(), full.size());
+  for (double x : {0.01, 0.05, 0.1, 0.3}) {
+    EXPECT_EQ(cb::ref::TprAtFpr(sk, x, false), cb::ref::TprAtFpr(full, x, false)) << x;
+    EXPECT_EQ(cb::ref::TprAtFpr(sk, x, true), cb::ref::TprAtFpr(full, x, true)) << x;
+    EXPECT_EQ(cb::ref::FprAtTpr(sk, 1 - x), cb::ref::FprAtTpr(full, 1 - x)) << x;
+  }
 }
 
 TEST(Roc, TiesCountHalf) {
@@ -129,6 +226,59 @@ TEST(MiaReference, EdgeCases) {
   mia::TextStats empty;
   EXPECT_THROW(mia::LossScore(empty), std::invalid_argument);
   EXPECT_THROW(mia::StatsFromLogits(std::vector<double>{1, NAN}, 0), std::invalid_argument);
+}
+
+// Min-K% / Min-K%++ average int(n * ratio) tokens, the fp64 product
+// truncated, with ratio the literal 0.7 etc. (zjysteven/mink-plus-plus
+// 5596c65dd7d5ca767c0efa80cbebf76f2e56d0a2 run.py lines 103-112;
+// ml-stat-Sustech/Fine-tuned-Score-Deviation e3d9060847c1aa94c0c451efd391542ced52ac32
+// eval.py lines 58-60). 0.7 is stored below 7/10, so at n = 90 the product is
+// 62.99999999999999 and the authors average 62 tokens, not 63. The lists of
+// such n are CPython 3.11's answers:
+//   [n for n in range(1, 1001) if int(n * 0.7) != n * 7 // 10]
+// and the same for the other nine ratios (all empty).
+TEST(MiaReference, MinKCountsAsTheAuthorsCodeDoes) {
+  std::vector<double> v;
+  for (int i = 90; i >= 1; --i) v.push_back(double(i));  // 1..90, unsorted
+  const double k07 = mia::KGrid()[6];
+  ASSERT_EQ(k07, 0.7);
+  EXPECT_DOUBLE_EQ(mia::MeanOfSmallest(v, k07), 31.5);  // mean of 1..62: np.mean(np.sort(x)[:62])
+  // Through ScoreAll, as the claims and `eval mia` score: Min-K% and Min-K%++.
+  mia::TextStats t;
+  for (int i = 1; i <= 90; ++i) {
+    t.ll.push_back(-double(i));
+    t.mu.push_back(0.0);
+    t.sigma2.push_back(1.0);  // s_t = ll_t
+  }
+  for (const auto& m : mia::ScoreAll(std::vector<mia::TextStats>{t})) {
+    if (m.method == "mink_0.7" || m.method == "minkpp_0.7") {
+      EXPECT_DOUBLE_EQ(m.scores[0], -59.5) << m.method;  // mean of -90..-29 (62 values)
+    }
+  }
+}
+
+TEST(MiaReference, MinKCountMatchesPythonOnEveryLengthAndTheExactCountIsNamed) {
+  const std::vector<size_t> python_short_07 = {90,  170, 180, 330, 340, 350, 360, 650,
+                                               660, 670, 680, 690, 700, 710, 720, 730};
+  const auto grid = mia::KGrid();
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const size_t tenths = i + 1;
+    for (size_t n = 1; n <= 1000; ++n) {
+      const size_t exact = std::max<size_t>(1, n * tenths / 10);
+      const bool short_one =
+          tenths == 7 && std::find(python_short_07.begin(), python_short_07.end(), n) != python_short_07.end();
+      EXPECT_EQ(mia::MinKCount(n, grid[i]), short_one ? exact - 1 : exact) << "n=" << n << " k=" << grid[i];
+      EXPECT_EQ(mia::MinKCount(n, grid[i], mia::KCount::kExactDecimal), exact) << "n=" << n << " k=" << grid[i];
+    }
+  }
+  EXPECT_EQ(mia::MinKCount(3, 0.1), 1u);  // int(0.3) = 0: at least one (the authors: NaN)
+  EXPECT_DOUBLE_EQ(mia::MeanOfSmallest(std::vector<double>(90, 0.0), 0.7, mia::KCount::kExactDecimal), 0.0);
+  std::vector<double> v;
+  for (int i = 1; i <= 90; ++i) v.push_back(double(i));
+  EXPECT_DOUBLE_EQ(mia::MeanOfSmallest(v, 0.7, mia::KCount::kExactDecimal), 32.0);  // mean of 1..63
+  EXPECT_THROW(mia::MinKCount(0, 0.5), std::invalid_argument);
+  EXPECT_THROW(mia::MinKCount(10, 1.5), std::invalid_argument);
+  EXPECT_THROW(mia::MinKCount(10, 1.0 / 3.0, mia::KCount::kExactDecimal), std::invalid_argument);
 }
 
 TEST(MiaReference, ScoresFollowThePapersFormulas) {

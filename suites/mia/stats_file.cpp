@@ -159,10 +159,14 @@ std::vector<MethodMetrics> EvaluateStats(const StatsFile& file, int resamples, u
     const auto ci = cb::ref::BootstrapAurocCi(m.scores, labels, resamples, seed);
     mm.auroc_ci_low = ci.low;
     mm.auroc_ci_high = ci.high;
-    const auto curve = cb::ref::RocCurve(m.scores, labels);
+    const auto curve = cb::ref::RocCurve(m.scores, labels, cb::ref::RocPoints::kSklearnDefault);
     mm.tpr_at_5_fpr_le = cb::ref::TprAtFpr(curve, 0.05, false);
     mm.tpr_at_5_fpr_lt = cb::ref::TprAtFpr(curve, 0.05, true);
     mm.fpr_at_95_tpr = cb::ref::FprAtTpr(curve, 0.95);
+    const auto full = cb::ref::RocCurve(m.scores, labels, cb::ref::RocPoints::kAll);
+    mm.tpr_at_5_fpr_le_all_points = cb::ref::TprAtFpr(full, 0.05, false);
+    mm.tpr_at_5_fpr_lt_all_points = cb::ref::TprAtFpr(full, 0.05, true);
+    mm.fpr_at_95_tpr_all_points = cb::ref::FprAtTpr(full, 0.95);
     out.push_back(mm);
   }
   return out;
@@ -195,6 +199,9 @@ std::vector<cb::harness::Result> EvaluationResults(const StatsFile& file, const 
     rows.push_back(row("tpr_at_fpr_le_0.05", m.tpr_at_5_fpr_le, "higher"));
     rows.push_back(row("tpr_at_fpr_lt_0.05", m.tpr_at_5_fpr_lt, "higher"));
     rows.push_back(row("fpr_at_tpr_0.95", m.fpr_at_95_tpr, "lower"));
+    rows.push_back(row("tpr_at_fpr_le_0.05_all_points", m.tpr_at_5_fpr_le_all_points, "higher"));
+    rows.push_back(row("tpr_at_fpr_lt_0.05_all_points", m.tpr_at_5_fpr_lt_all_points, "higher"));
+    rows.push_back(row("fpr_at_tpr_0.95_all_points", m.fpr_at_95_tpr_all_points, "lower"));
   }
   return rows;
 }

@@ -41,13 +41,17 @@ struct StatsFile {
 
 StatsFile ReadStatsFile(const std::string& path);
 
-// One method's metrics.
+// One method's metrics. The operating points are read, as the authors' code
+// reads them, off sklearn's roc_curve with its defaults (drop_intermediate,
+// RocPoints::kSklearnDefault); the *_all_points twins read the full curve
+// and differ only when tie groups line up (reference/common/roc.h).
 struct MethodMetrics {
   std::string method;
   double auroc = 0, auroc_ci_low = 0, auroc_ci_high = 0;
   double tpr_at_5_fpr_le = 0;  // Min-K%++ convention (fpr <= 0.05)
   double tpr_at_5_fpr_lt = 0;  // FSD convention (fpr < 0.05)
-  double fpr_at_95_tpr = 0;
+  double fpr_at_95_tpr = 0;    // Min-K%++'s FPR@95%TPR (tpr >= 0.95)
+  double tpr_at_5_fpr_le_all_points = 0, tpr_at_5_fpr_lt_all_points = 0, fpr_at_95_tpr_all_points = 0;
 };
 
 // Every method the file's fields allow. REQUIRES: both classes present.
