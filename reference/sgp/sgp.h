@@ -6,19 +6,37 @@
 // variants (evaluate_consistency.py).
 //
 // Extraction modes:
-//   kPaperCompatible  simple-evals' rule: the FIRST match of
-//                     (?i)Answer\s*:\s*([A-D]) anywhere in the response; the
-//                     captured letter is compared with the key case-
-//                     sensitively, so "answer: b" extracts "b" and scores 0.
+//   kPaperCompatible  the official rule (sgp-bench/sgp-bench at
+//                     e7906399beebb82ab5dcc4aa547eaec8674c9144, built on
+//                     simple-evals): re.search(r"(?i)Answer\s*:\s*([A-D])",
+//                     response_text) (common.py line 35, sgp_eval.py line 43),
+//                     the FIRST match anywhere, on a Python str. So, on the
+//                     UTF-8 text: \s is any of the 29 code points for which
+//                     str.isspace() holds (U+0009-000D, U+001C-001F, U+0020,
+//                     U+0085, U+00A0, U+1680, U+2000-200A, U+2028, U+2029,
+//                     U+202F, U+205F, U+3000: a no-break space after the
+//                     colon matches); ':' is only U+003A (a fullwidth colon
+//                     does not match); (?i) lets the class match a-d and the
+//                     word's 's' match U+017F LATIN SMALL LETTER LONG S, as
+//                     Python's re does. The captured letter is compared with
+//                     the key as it is (sgp_eval.py line 47), so "answer: b"
+//                     extracts "b" and scores 0. Re-queries (sgp_eval.py lines
+//                     33-45): up to 5 attempts, stopping at the first that
+//                     matches at all (a lower-case match stops the loop too);
+//                     a row's later attempts are in `requeries`, and those
+//                     past the fifth attempt are never looked at.
 //   kStrict           the LAST line of the form `Answer: X` (any case of the
 //                     word, X one of A-D in upper or lower case, optional
-//                     surrounding `*`, `(`, `)` or a trailing '.'), as the prompt
-//                     asks ("The last line of your response should be ...");
-//                     the letter is upper-cased before comparing. Several
-//                     "Answer:" lines: the last one counts. Nothing matching:
-//                     no answer (wrong).
-// The paper's "up to 5 re-queries if nothing matches" is a property of the
-// endpoint loop, not of scoring; we score the one response we have.
+//                     surrounding `*`, `(`, `)` or a trailing '.', ASCII
+//                     whitespace around the parts), as the prompt asks ("The
+//                     last line of your response should be ..."); the letter
+//                     is upper-cased before comparing. Several "Answer:" lines:
+//                     the last one counts. Nothing matching: no answer
+//                     (wrong). Only the FIRST attempt is scored: one question,
+//                     one answer, so a model is not given extra draws for
+//                     ignoring the format.
+// `claimbench eval sgp --endpoint` asks each question once; re-query attempts
+// come only from a predictions file's `responses`.
 //
 // Consistency (per question): over the original and its variants, the count
 // of the most common extracted answer (no answer counts as its own value)
@@ -37,7 +55,8 @@ namespace cb::ref::sgp {
 enum class Mode { kStrict, kPaperCompatible };
 const char* ModeName(Mode m);  // "strict" | "paper-compatible"
 
-// The extracted letter: 'A'..'D' (paper mode may return 'a'..'d'), or 0 for none.
+// The letter extracted from one response: 'A'..'D' (paper mode may return
+// 'a'..'d'), or 0 for none.
 char Extract(std::string_view response, Mode mode);
 // Whether `response` scores as `key` ('A'..'D').
 bool Correct(std::string_view response, char key, Mode mode);
@@ -57,17 +76,30 @@ bool KnownSubject(std::string_view s);
 // `Answer` and `Subject`, the model's raw `response`, and optionally `split`
 // ("svg", "inv", "inv_t0", ...) and `index` (the row's position in its split),
 // which consistency needs.
+// A row may give `responses` instead of `response`: the successive attempts
+// of the re-query loop, in order.
 struct Prediction {
   std::string subject;
   char answer = 'A';
-  std::string response;
+  std::string response;  // the first attempt
   std::string split;  // empty when absent
   int index = -1;     // -1 when absent
+  std::vector<std::string> requeries;  // the attempts after the first, in order
 };
 
-// Throws std::runtime_error "SOURCE:LINE: what" for bad JSON, a missing or
-// non-string field, an Answer that is not one letter A-D, an unknown Subject,
-// or a negative index.
+// The official loop's cap on attempts per question (sgp_eval.py line 33).
+inline constexpr int kMaxAttempts = 5;
+
+// The letter a row scores with (0 for none): paper mode replays the re-query
+// loop over its attempts, strict mode reads the first attempt.
+char ExtractRow(const Prediction& p, Mode mode);
+
+// Throws std::runtime_error "SOURCE:LINE: what" for bad JSON, a missing field
+// ("missing field 'Subject'") or one of the wrong type ("'response' must be a
+// string, not null": a null is never called missing), both or neither of
+// `response` and `responses`, a `responses` that is not a non-empty list of
+// strings, an Answer that is not one letter A-D, an unknown Subject, or a
+// negative index.
 std::vector<Prediction> ParsePredictions(std::string_view text, const std::string& source);
 
 struct Tally {

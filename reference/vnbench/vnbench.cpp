@@ -23,6 +23,16 @@ int AloneAt(std::string_view s, size_t i) {
   return s[i] - 'A';
 }
 
+// How an error names a JSON value's kind: "null", "a number", "an empty list".
+std::string JsonKind(const nlohmann::json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return v.get_ref<const std::string&>().empty() ? "an empty string" : "a string";
+  if (v.is_array()) return v.empty() ? "an empty list" : "a list";
+  return "an object";
+}
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -58,15 +68,32 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
   std::vector<Prediction> out;
   cb::harness::ForEachJsonlObject(text, source, [&](const nlohmann::json& j, const std::string& where) {
     Prediction p;
-    for (const char* k : {"question_id", "pred", "type"}) {
-      if (!j.contains(k) || !j[k].is_string()) throw std::runtime_error(where + "missing string field '" + k + "'");
+    auto field = [&](const char* k) -> const nlohmann::json& {
+      if (!j.contains(k)) throw std::runtime_error(where + "missing field '" + k + "'");
+      return j[k];
+    };
+    for (const char* k : {"question_id", "type"}) {
+      const auto& v = field(k);
+      if (!v.is_string()) throw std::runtime_error(where + "'" + k + "' must be a string, not " + JsonKind(v));
     }
     p.question_id = j["question_id"];
-    p.pred = j["pred"];
     p.type = j["type"];
-    if (!j.contains("gt")) throw std::runtime_error(where + "missing field 'gt'");
-    const auto& gt = j["gt"];
-    if (gt.is_number_integer() && gt.get<int>() >= 0 && gt.get<int>() <= 3) {
+    const size_t us = p.question_id.rfind('_');
+    if (us == std::string::npos || us + 1 >= p.question_id.size() ||
+        p.question_id.find_first_not_of("0123456789", us + 1) != std::string::npos)
+      throw std::runtime_error(where + "question_id '" + p.question_id + "' does not end in _<try>");
+    const auto& pred = field("pred");
+    if (pred.is_null()) {
+      // eval.py lines 12-13 skip the row here, before gt or gpt_judge is read.
+      p.pred_null = true;
+      out.push_back(std::move(p));
+      return;
+    }
+    if (!pred.is_string())
+      throw std::runtime_error(where + "'pred' must be a string or null, not " + JsonKind(pred));
+    p.pred = pred;
+    const auto& gt = field("gt");
+    if (gt.is_number_integer() && gt.get<int64_t>() >= 0 && gt.get<int64_t>() <= 3) {
       p.gt = gt.get<int>();
     } else if (gt.is_string() && gt.get<std::string>().size() == 1 && gt.get<std::string>()[0] >= 'A' &&
                gt.get<std::string>()[0] <= 'D') {
@@ -74,10 +101,17 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
     } else {
       throw std::runtime_error(where + "'gt' must be a letter A-D or an integer 0-3");
     }
-    const size_t us = p.question_id.rfind('_');
-    if (us == std::string::npos || us + 1 >= p.question_id.size() ||
-        p.question_id.find_first_not_of("0123456789", us + 1) != std::string::npos)
-      throw std::runtime_error(where + "question_id '" + p.question_id + "' does not end in _<try>");
+    if (j.contains("gpt_judge")) {
+      // eval.py: anno['gpt_judge'][0] == '1'. A string's [0] is its first
+      // character (a code point; '1' is one byte in UTF-8, so the first byte
+      // decides), a list's [0] its first element, which must be the string
+      // "1" itself. Anything eval.py cannot index with [0] is an error.
+      const auto& g = j["gpt_judge"];
+      const bool empty = (g.is_string() && g.get_ref<const std::string&>().empty()) || (g.is_array() && g.empty());
+      if (!(g.is_string() || g.is_array()) || empty)
+        throw std::runtime_error(where + "'gpt_judge' must be a non-empty string or list, not " + JsonKind(g));
+      p.judge = g.is_string() ? g.get_ref<const std::string&>()[0] == '1' : (g[0].is_string() && g[0] == "1");
+    }
     out.push_back(std::move(p));
   });
   return out;
@@ -86,7 +120,8 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
 Scores Score(const std::vector<Prediction>& preds, Mode mode) {
   struct ItemState {
     std::string type;
-    std::set<int> tries;
+    std::set<int> tries;  // every row's try, null preds included
+    int scored = 0;       // rows scored (paper mode skips null preds)
     bool all_correct = true;
   };
   std::map<std::string, ItemState> items;
@@ -102,8 +137,16 @@ Scores Score(const std::vector<Prediction>& preds, Mode mode) {
       throw std::runtime_error("item '" + item + "' has tries of two types");
     st.type = p.type;
     st.tries.insert(t);
-    const int got = ExtractLetter(p.pred, mode);
-    const bool ok = got == p.gt;
+    s.null_tries += p.pred_null;
+    // eval.py skips a null row outright: no try, no subtask entry. The item
+    // then has fewer than 4 scored tries, so it cannot be right (ac == 4).
+    if (p.pred_null && mode == Mode::kPaperCompatible) {
+      st.all_correct = false;
+      continue;
+    }
+    ++st.scored;
+    const int got = p.pred_null ? -1 : ExtractLetter(p.pred, mode);
+    const bool ok = mode == Mode::kPaperCompatible && p.judge ? *p.judge : got == p.gt;
     st.all_correct = st.all_correct && ok;
     TaskScore& ts = s.tasks[p.type];
     ++ts.tries;
@@ -114,6 +157,10 @@ Scores Score(const std::vector<Prediction>& preds, Mode mode) {
     if (st.tries != std::set<int>{0, 1, 2, 3})
       throw std::runtime_error("item '" + name + "' has " + std::to_string(st.tries.size()) +
                                " tries, expected exactly 0, 1, 2, 3");
+    if (st.scored == 0) {  // paper mode, every try null: eval.py never sees the item
+      ++s.items_left_out;
+      continue;
+    }
     TaskScore& ts = s.tasks[st.type];
     ++ts.items;
     ts.items_correct += st.all_correct;

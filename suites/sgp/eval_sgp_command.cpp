@@ -1,7 +1,8 @@
 // File: suites/sgp/eval_sgp_command.cpp
 // `claimbench eval sgp`: scores SGP-Bench answers and records them.
-//   --predictions FILE.jsonl   rows with Answer, Subject, response (and
-//                              optionally split, index): read and validated
+//   --predictions FILE.jsonl   rows with Answer, Subject, response (or
+//                              responses: the re-query attempts in order) and
+//                              optionally split, index: read and validated
 //                              whole before the ledger is opened
 //   --endpoint URL --model M   generate programs, query an OpenAI-compatible
 //                              endpoint with simple-evals' prompt, score, record;
@@ -149,7 +150,7 @@ void AddEvalSgpCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code
   CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
   auto o = std::make_shared<EvalSgpOptions>();
   CLI::App* c = eval->add_subcommand("sgp", "SGP-Bench: score a prediction file, or query a model endpoint");
-  AddEvalInputOptions(c, &o->predictions, "JSONL rows with Answer, Subject, response (optional split, index)",
+  AddEvalInputOptions(c, &o->predictions, "JSONL rows with Answer, Subject, response or responses (the re-query attempts, in order); optional split, index",
                       &o->endpoint);
   c->add_option("--count", o->count, "Programs to generate")->capture_default_str();
   c->add_option("--variants", o->variants, "Invariance copies per program (0-5; >0 also measures consistency)")

@@ -4,6 +4,8 @@
 //   svg.jsonl                 every question (Question with the code, A-D, Answer, Subject)
 //   inv.jsonl                 the rotation-invariant questions of the originals
 //   inv_t<k>.jsonl, inv_r<k>.jsonl   the same rows on translated / SE(2) copies
+//                             (only Semantics, Color and Count, by design: see
+//                             kInvarianceNote)
 //   meta/<split>.jsonl        per row: program, category, motion, oracle query
 //   programs/<index>.svg      each original program
 //   cad.jsonl, meta/cad.jsonl, cad/<index>.cad, cad/<index>.views.svg
@@ -37,6 +39,14 @@ struct GenSgpOptions {
   int cad = 0;
   std::string out;
 };
+
+// Shown by `gen sgp --help`. Which subjects reach the invariance splits is
+// decided per question by the generator (Question::rotation_invariant,
+// generators/sgp.h); the CLI test checks this text against the files.
+constexpr const char* kInvarianceNote =
+    "The invariance splits (inv.jsonl, inv_t<k>.jsonl, inv_r<k>.jsonl) hold only the rotation-invariant subjects "
+    "(Semantics, Color, Count), by design: a Shape or Reasoning (symmetry) answer can change when the drawing "
+    "turns (a turned square reads as a diamond), so those questions are in svg.jsonl only.";
 
 std::string WriteText(const fs::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::binary);
@@ -131,6 +141,7 @@ void AddGenSgpCommand(CLI::App& app, const CommandLine&, int* exit_code) {
       ->capture_default_str();
   c->add_option("--cad", o->cad, "Also write this many CAD programs (cad.jsonl)")->capture_default_str();
   c->add_option("--out", o->out, "Output folder (must not exist)")->required();
+  c->footer(kInvarianceNote);
   c->callback([o, exit_code] { *exit_code = RunGenSgp(*o); });
 }
 

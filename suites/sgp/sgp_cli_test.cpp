@@ -1,9 +1,10 @@
 // File: harness/cli/sgp_cli_test.cpp
 // End-to-end tests of `claimbench gen sgp` and `claimbench eval sgp`:
 // generation writes SGP-Bench-schema JSONL splits, meta, programs and a
-// manifest, is deterministic and refuses bad input; a prediction file is
-// scored and recorded, a malformed one or an unknown subject is exit 3 naming
-// FILE:LINE with no ledger; an endpoint (a loopback server started here) is
+// manifest, is deterministic and refuses bad input, and its help names the
+// subjects of the invariance splits as the files hold them; a prediction file
+// (with re-query attempts too) is scored and recorded, a malformed one or an
+// unknown subject is exit 3 naming FILE:LINE with no ledger; an endpoint (a loopback server started here) is
 // queried, a rerun is answered from the ledger's cache, and an endpoint
 // returning garbage is a clear error.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +59,27 @@ TEST_F(SgpCliTest, GenWritesDeterministicSplits) {
   EXPECT_NE(o.err.find("already exists"), std::string::npos) << o.err;
 }
 
+// The invariance splits hold only rotation-invariant subjects by design; the
+// help says which, and the files agree with it.
+TEST_F(SgpCliTest, HelpNamesTheSubjectsOfTheInvarianceSplits) {
+  const auto help = Run({"gen", "sgp", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  const std::string cue = "only the rotation-invariant subjects (";
+  const size_t at = help.out.find(cue);
+  ASSERT_NE(at, std::string::npos) << help.out;
+  const std::string named = help.out.substr(at + cue.size(), help.out.find(')', at) - at - cue.size());
+  ASSERT_EQ(Run({"gen", "sgp", "--count", "30", "--variants", "1", "--out", "g"}).exit_code, 0);
+  std::set<std::string> in_inv, in_svg;
+  for (const char* f : {"inv.jsonl", "inv_t0.jsonl", "inv_r0.jsonl"})
+    for (const auto& r : ReadRows(dir_ / "g" / f)) in_inv.insert(r["Subject"].get<std::string>());
+  for (const auto& r : ReadRows(dir_ / "g" / "svg.jsonl")) in_svg.insert(r["Subject"].get<std::string>());
+  for (const std::string s : {"Semantics", "Color", "Count", "Shape", "Reasoning"}) {
+    ASSERT_TRUE(in_svg.count(s)) << s;  // 30 programs ask every subject
+    EXPECT_EQ(named.find(s) != std::string::npos, in_inv.count(s) == 1) << s << " vs help: " << named;
+  }
+  EXPECT_EQ(in_inv.count("Shape") + in_inv.count("Reasoning"), 0u);
+}
+
 TEST_F(SgpCliTest, GenRefusesBadInput) {
   auto o = Run({"gen", "sgp", "--count", "0", "--out", "x"});
   EXPECT_EQ(o.exit_code, 3);
@@ -97,11 +120,22 @@ TEST_F(SgpCliTest, ScoresAPredictionFileAndRefusesAMalformedOne) {
   EXPECT_EQ(j["strict"]["consistency_se2"], 1.0);
   EXPECT_TRUE(j["strict"]["subjects"].contains("Count"));
 
+  // A row may carry the re-query attempts; paper mode replays sgp-bench's loop
+  // (sgp_eval.py lines 33-45 at e7906399beebb82ab5dcc4aa547eaec8674c9144):
+  // the third attempt is the first that matches. Strict reads the first only.
+  std::ofstream(dir_ / "requery.jsonl")
+      << "{\"Answer\":\"C\",\"Subject\":\"Color\",\"responses\":[\"hmm\",\"no idea\",\"Answer:\u00a0C\"]}\n";
+  o = Run({"eval", "sgp", "--predictions", "requery.jsonl", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto rq = nlohmann::json::parse(o.out);
+  EXPECT_EQ(rq["paper_compatible"]["overall"], 100.0);
+  EXPECT_EQ(rq["strict"]["overall"], 0.0);
+
   std::ofstream(dir_ / "bad.jsonl") << ReadFile(dir_ / "preds.jsonl") << "{\"Answer\": 5}\n";
   const int bad_line = static_cast<int>(ReadRows(dir_ / "preds.jsonl").size()) + 1;
   o = Run({"eval", "sgp", "--predictions", "bad.jsonl", "--ledger", "bad.db"});
   EXPECT_EQ(o.exit_code, 3);
-  EXPECT_NE(o.err.find("bad.jsonl:" + std::to_string(bad_line) + ": missing string field 'Answer'"), std::string::npos)
+  EXPECT_NE(o.err.find("bad.jsonl:" + std::to_string(bad_line) + ": 'Answer' must be a string, not a number"), std::string::npos)
       << o.err;
   EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
   std::ofstream(dir_ / "subj.jsonl") << "{\"Answer\":\"A\",\"Subject\":\"Texture\",\"response\":\"Answer: A\"}\n";

@@ -1,7 +1,8 @@
 // File: suites/sgp/sgp_test.cpp
 // SGP-Bench checks that need the renderer or the scorer: librsvg rendering and
 // its errors, render(T.P) ~ T.render(P) for the invariance variants, the raster
-// oracle against the answer key, the scorer's two extraction modes,
+// oracle against the answer key, the scorer's two extraction modes (paper
+// mode as Python's re on Unicode text, with the re-query loop),
 // consistency, and the endpoint evaluation against a loopback server.
 #include <gtest/gtest.h>
 
@@ -171,6 +172,89 @@ TEST(SgpScorer, PaperModeTakesTheFirstMatchAndComparesCaseSensitively) {
   EXPECT_EQ(rs::Extract("Final Answer: C", Mode::kPaperCompatible), 'C');
 }
 
+// The official extraction is re.search(ANSWER_PATTERN_MULTICHOICE, response_text)
+// with ANSWER_PATTERN_MULTICHOICE = r"(?i)Answer\s*:\s*([A-D])" (sgp-bench/sgp-bench
+// at commit e7906399beebb82ab5dcc4aa547eaec8674c9144, common.py line 35,
+// sgp_eval.py line 43) on a Python str. There \s is every character for which
+// str.isspace() is true (29 code points), (?i) lets [A-D] match a-d and lets 's'
+// match U+017F LATIN SMALL LETTER LONG S (re's case-folding equivalences), and
+// the captured letter is compared with row["Answer"] as it is (sgp_eval.py line
+// 47). Each expectation below is what Python 3.11.7's re returns for that string
+// (checked by running the pattern on every case).
+TEST(SgpScorer, PaperModeIsPythonsReOnUnicodeText) {
+  using rs::Mode;
+  const auto paper = [](std::string_view s) { return rs::Extract(s, Mode::kPaperCompatible); };
+  EXPECT_EQ(paper("Answer:\u00a0B"), 'B');                 // NO-BREAK SPACE after the colon
+  EXPECT_EQ(paper("Answer\u3000:\u2003C"), 'C');           // IDEOGRAPHIC SPACE, EM SPACE
+  EXPECT_EQ(paper("Answer\u2028:\u0085D"), 'D');           // LINE SEPARATOR, NEXT LINE
+  EXPECT_EQ(paper("Answer" "\x1c" ":" "\x1f" "A"), 'A');   // the file/unit separators are \s too
+  EXPECT_EQ(paper("Answer:\u00a0\u00a0\nB"), 'B');
+  EXPECT_EQ(paper("Answer :  B"), 'B');
+  EXPECT_EQ(paper("Answer\uff1a B"), 0);                   // FULLWIDTH COLON is not ':'
+  EXPECT_EQ(paper("Answer:\u200bB"), 0);                   // ZERO WIDTH SPACE is not \s
+  EXPECT_EQ(paper("Answer:\ufeffB"), 0);                   // nor ZERO WIDTH NO-BREAK SPACE
+  EXPECT_EQ(paper("Answer\u180e: B"), 0);                  // nor MONGOLIAN VOWEL SEPARATOR
+  EXPECT_EQ(paper("Answer: \uff22"), 0);                   // FULLWIDTH B is not in [A-D]
+  EXPECT_EQ(paper("An\u017fwer: C"), 'C');                 // long s matches s under (?i)
+  EXPECT_EQ(paper("ANSWER: d"), 'd');
+  EXPECT_EQ(paper("Answer:\u202fA and Answer: B"), 'A');   // the first match
+  EXPECT_EQ(paper("Answer\u00a0\uff1aC then answer:\u205fD"), 'D');  // the first colon is fullwidth
+  EXPECT_FALSE(rs::Correct("answer: b", 'B', Mode::kPaperCompatible));  // 'b' != 'B'
+  EXPECT_TRUE(rs::Correct("Answer:\u00a0B", 'B', Mode::kPaperCompatible));
+  EXPECT_EQ(paper("Answer:\xc2"), 0);                      // a cut UTF-8 sequence is no space, and no crash
+}
+
+// sgp_eval.py lines 33-45 (same commit): up to max_retries = 5 calls, stopping
+// at the first response the pattern matches, even when the letter it captures
+// is lower case (which then scores 0). A row's `responses` are those attempts
+// in order; paper mode replays the loop, strict mode scores the first attempt
+// only. Python's loop on these rows gives C, None, D, d, A: 3 of 5 right.
+TEST(SgpScorer, PaperModeReplaysTheRequeryLoopStrictTakesTheFirstAttempt) {
+  const std::string text =
+      "{\"Answer\":\"C\",\"Subject\":\"Color\",\"responses\":[\"I think it's B\",\"no idea\",\"Answer: C\",\"Answer: A\"]}\n"
+      "{\"Answer\":\"D\",\"Subject\":\"Count\",\"responses\":[\"x\",\"x\",\"x\",\"x\",\"x\",\"Answer: D\"]}\n"
+      "{\"Answer\":\"D\",\"Subject\":\"Count\",\"responses\":[\"x\",\"x\",\"x\",\"x\",\"Answer: D\"]}\n"
+      "{\"Answer\":\"D\",\"Subject\":\"Shape\",\"responses\":[\"answer: d\",\"Answer: D\"]}\n"
+      "{\"Answer\":\"A\",\"Subject\":\"Shape\",\"response\":\"Answer: A\"}\n";
+  const auto preds = rs::ParsePredictions(text, "r.jsonl");
+  ASSERT_EQ(preds.size(), 5u);
+  const rs::Scores paper = rs::Score(preds, rs::Mode::kPaperCompatible);
+  EXPECT_EQ(paper.overall.n, 5);
+  EXPECT_EQ(paper.overall.correct, 3);  // rows 1 (3rd attempt), 3 (5th), 5
+  EXPECT_EQ(paper.overall.unanswered, 1);  // row 2: a 6th attempt is never made
+  EXPECT_EQ(paper.subjects.at("Count").correct, 1);
+  EXPECT_EQ(paper.subjects.at("Shape").correct, 1);  // 'd' stopped the loop before "Answer: D"
+  const rs::Scores strict = rs::Score(preds, rs::Mode::kStrict);
+  EXPECT_EQ(strict.overall.correct, 2);  // rows 4 ("answer: d" upper-cased) and 5
+  EXPECT_EQ(strict.subjects.at("Color").correct, 0);
+  // Consistency reads the same extraction.
+  const std::string inv =
+      "{\"Answer\":\"C\",\"Subject\":\"Color\",\"split\":\"inv\",\"index\":0,\"responses\":[\"?\",\"Answer: C\"]}\n"
+      "{\"Answer\":\"C\",\"Subject\":\"Color\",\"split\":\"inv_t0\",\"index\":0,\"response\":\"Answer: C\"}\n";
+  const auto c = rs::ScoreConsistency(rs::ParsePredictions(inv, "i.jsonl"), "inv", {"inv_t0"}, rs::Mode::kPaperCompatible);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_DOUBLE_EQ(c->value, 1.0);
+}
+
+TEST(SgpScorer, ResponseFieldsAreCheckedNullIsNotMissing) {
+  auto error = [](const std::string& fields) {
+    try {
+      rs::ParsePredictions("{\"Answer\":\"A\",\"Subject\":\"Color\"" + fields + "}", "f.jsonl");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(""), "f.jsonl:1: missing field 'response' (or 'responses', the re-query attempts)");
+  EXPECT_EQ(error(",\"response\":null"), "f.jsonl:1: 'response' must be a string, not null");
+  EXPECT_EQ(error(",\"responses\":[]"), "f.jsonl:1: 'responses' must be a non-empty list of strings");
+  EXPECT_EQ(error(",\"responses\":\"Answer: A\""), "f.jsonl:1: 'responses' must be a non-empty list of strings");
+  EXPECT_EQ(error(",\"responses\":[\"x\",null]"), "f.jsonl:1: 'responses' must be a non-empty list of strings");
+  EXPECT_EQ(error(",\"response\":\"x\",\"responses\":[\"x\"]"),
+            "f.jsonl:1: give 'response' or 'responses', not both");
+  EXPECT_EQ(error(",\"responses\":[\"Answer: A\"]"), "no error");
+}
+
 TEST(SgpScorer, PromptIsSimpleEvalsTemplate) {
   const std::string p = rs::Prompt("Q?", "a", "b", "c", "d");
   EXPECT_EQ(p.rfind("Answer the following multiple choice question. The last line of your response should be of the "
@@ -203,7 +287,8 @@ TEST(SgpScorer, ParsesPredictionsAndNamesBadLines) {
             "f.jsonl:1: unknown Subject 'Colour' (known: Semantics, Color, Shape, Count, Reasoning)");
   EXPECT_EQ(error("\n{\"Answer\":\"E\",\"Subject\":\"Color\",\"response\":\"\"}"),
             "f.jsonl:2: Answer must be one of A, B, C, D, not 'E'");
-  EXPECT_EQ(error("{\"Answer\":\"A\",\"Subject\":\"Color\"}"), "f.jsonl:1: missing string field 'response'");
+  EXPECT_EQ(error("{\"Answer\":\"A\",\"Subject\":\"Color\"}"),
+            "f.jsonl:1: missing field 'response' (or 'responses', the re-query attempts)");
   EXPECT_EQ(error("[1,2]"), "f.jsonl:1: not a JSON object");
   EXPECT_EQ(error("{\"Answer\":\"A\",\"Subject\":\"Color\",\"response\":\"\",\"index\":-1}"),
             "f.jsonl:1: 'index' must be a non-negative integer");

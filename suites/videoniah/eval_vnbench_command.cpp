@@ -1,7 +1,8 @@
 // File: suites/videoniah/eval_vnbench_command.cpp
 // `claimbench eval vnbench`: scores VNBench predictions and records them.
-//   --predictions FILE.jsonl   an eval.py input file (question_id, pred, gt, type):
-//                              read and validated whole before the ledger is opened
+//   --predictions FILE.jsonl   an eval.py input file (question_id, pred, gt, type;
+//                              pred may be null, gpt_judge optional): read and
+//                              validated whole before the ledger is opened
 //   --endpoint URL --model M   generate items, query an OpenAI-compatible endpoint
 //                              with K frames per try, score, record; responses are
 //                              cached in the ledger's http_cache, so a rerun after an
@@ -41,14 +42,23 @@ struct EvalVnbenchOptions {
 void PrintScores(const vb::Scores& strict, const vb::Scores& paper) {
   std::printf("%-12s %7s %18s %18s\n", "subtask", "items", "4-try strict/paper", "1-try strict/paper");
   for (const auto& [task, ts] : strict.tasks) {
-    const auto& tp = paper.tasks.at(task);
-    std::printf("%-12s %7d %8.1f / %-7.1f %8.1f / %-7.1f\n", task.c_str(), ts.items, ts.FourTry(), tp.FourTry(),
-                ts.SingleTry(), tp.SingleTry());
+    // Paper mode drops a subtask whose preds are all null (eval.py never sees it).
+    const auto tp = paper.tasks.find(task);
+    if (tp == paper.tasks.end()) {
+      std::printf("%-12s %7d %8.1f / %-7s %8.1f / %-7s\n", task.c_str(), ts.items, ts.FourTry(), "-", ts.SingleTry(),
+                  "-");
+      continue;
+    }
+    std::printf("%-12s %7d %8.1f / %-7.1f %8.1f / %-7.1f\n", task.c_str(), ts.items, ts.FourTry(),
+                tp->second.FourTry(), ts.SingleTry(), tp->second.SingleTry());
   }
   std::printf("%-12s %7s %8.1f / %-7.1f %8.1f / %-7.1f  (mean of subtasks, eval.py)\n", "overall", "",
               strict.overall_task_mean, paper.overall_task_mean, strict.overall_single_try, paper.overall_single_try);
   std::printf("%-12s %7s %8.1f / %-7.1f  (mean of ret/ord/cnt groups, evaluation_utils.py)\n", "overall", "",
               strict.overall_group_mean, paper.overall_group_mean);
+  if (strict.null_tries > 0)
+    std::printf("null preds: %d tries (strict: wrong; paper-compatible: skipped as eval.py does, %d items left out)\n",
+                strict.null_tries, paper.items_left_out);
   std::printf("chance: 4-try %.2f%%, single-try %.0f%%\n", vb::kChanceFourTry, vb::kChanceSingleTry);
 }
 
@@ -56,6 +66,8 @@ nlohmann::json ScoresJson(const vb::Scores& s) {
   nlohmann::json j = {{"overall_task_mean", s.overall_task_mean},
                       {"overall_group_mean", s.overall_group_mean},
                       {"overall_single_try", s.overall_single_try},
+                      {"null_preds", s.null_tries},
+                      {"items_left_out", s.items_left_out},
                       {"tasks", nlohmann::json::object()}};
   for (const auto& [task, ts] : s.tasks)
     j["tasks"][task] = {{"items", ts.items}, {"four_try", ts.FourTry()}, {"single_try", ts.SingleTry()},
@@ -81,6 +93,8 @@ int RunFromPredictions(const EvalVnbenchOptions& o, const CommandLine& cmdline) 
     if (preds.empty()) throw std::runtime_error(o.predictions + ": no predictions");
     strict = vb::Score(preds, vb::Mode::kStrict);
     paper = vb::Score(preds, vb::Mode::kPaperCompatible);
+    if (paper.tasks.empty())  // eval.py would divide by zero
+      throw std::runtime_error(o.predictions + ": every pred is null; there is nothing to score");
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
@@ -179,7 +193,7 @@ void AddEvalVnbenchCommand(CLI::App& app, const CommandLine& cmdline, int* exit_
   CLI::App* eval = CommandGroup(app, "eval", "Evaluate methods on statistics from real models");
   auto o = std::make_shared<EvalVnbenchOptions>();
   CLI::App* c = eval->add_subcommand("vnbench", "VNBench: score a prediction file, or query a model endpoint");
-  AddEvalInputOptions(c, &o->predictions, "eval.py input (JSONL: question_id, pred, gt, type)", &o->endpoint);
+  AddEvalInputOptions(c, &o->predictions, "eval.py input (JSONL: question_id, pred (a string or null), gt, type; optional gpt_judge)", &o->endpoint);
   c->add_option("--frames", o->frames, "K uniform frames per question")->capture_default_str();
   c->add_option("--tasks", o->tasks, "Subtasks (comma-separated) or all")->capture_default_str();
   c->add_option("--count", o->count, "Items per subtask")->capture_default_str();

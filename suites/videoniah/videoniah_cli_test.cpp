@@ -3,9 +3,10 @@
 // generation writes Y4M or MP4 + the release-schema annotation + a manifest, is
 // deterministic (MP4: by the decoded frames) and refuses bad input, user
 // haystacks included, writing nothing; a prediction file is scored and
-// recorded, a malformed one is exit 3 naming FILE:LINE with no ledger; an
-// endpoint (a loopback server started here) is queried, a rerun is answered
-// from the ledger's cache, and an endpoint returning garbage is a clear error.
+// recorded (null preds as eval.py skips them), a malformed one is exit 3
+// naming FILE:LINE with no ledger; an endpoint (a loopback server started
+// here) is queried, a rerun is answered from the ledger's cache, and an
+// endpoint returning garbage is a clear error.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +173,51 @@ TEST_F(VideoNiahCliTest, ScoresAPredictionFileAndRefusesAMalformedOne) {
   EXPECT_EQ(Run("eval vnbench --ledger bad.db"), 3);
   EXPECT_NE(err_.find("exactly one of"), std::string::npos) << err_;
   EXPECT_EQ(Run("eval vnbench --endpoint ftp://x --model m --ledger bad.db"), 3);
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+}
+
+// eval.py (joez17/VideoNIAH, evaluation/eval.py at commit
+// 8193a3b20ac1c2fcac9c3e8c1550095628f7628f, lines 12-13) skips rows whose pred
+// is null; on this file it prints "ret_edit1 ... acc: 0.5" and "Overall: 0.5"
+// (Python 3.11). The same file through the CLI: accepted, paper mode as
+// eval.py, strict mode counting the null tries wrong.
+TEST_F(VideoNiahCliTest, NullPredsAreScoredAsEvalPyDoesAndMissingIsNamed) {
+  std::ofstream(dir_ / "nulls.jsonl") << R"({"question_id": "v1_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_2", "pred": null, "gt": "C", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_0", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_1", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_2", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_3", "pred": null, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_0", "pred": "A", "gt": 0, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_1", "pred": "B", "gt": 1, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_2", "pred": "C", "gt": 2, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_3", "pred": "D", "gt": 3, "type": "ret_edit1"}
+{"question_id": "v4_cnt_edit1_0", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_1", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_2", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_3", "pred": null, "gt": "B", "type": "cnt_edit1", "gpt_judge": null}
+)";
+  ASSERT_EQ(Run("eval vnbench --predictions nulls.jsonl --ledger l.db --json"), 0) << err_;
+  const auto j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["paper_compatible"]["overall_task_mean"], 50.0);
+  EXPECT_FALSE(j["paper_compatible"]["tasks"].contains("cnt_edit1"));
+  EXPECT_EQ(j["paper_compatible"]["tasks"]["ret_edit1"]["items"], 2);
+  EXPECT_EQ(j["strict"]["tasks"]["ret_edit1"]["items"], 3);
+  EXPECT_EQ(j["strict"]["tasks"]["cnt_edit1"]["four_try"], 0.0);
+  EXPECT_EQ(j["strict"]["null_preds"], 9);
+  // Every pred null: eval.py divides by zero; here one line, nothing recorded.
+  std::ofstream all(dir_ / "all_null.jsonl");
+  for (int t = 0; t < 4; ++t)
+    all << "{\"question_id\": \"v_ret_edit1_" << t << "\", \"pred\": null, \"gt\": \"A\", \"type\": \"ret_edit1\"}\n";
+  all.close();
+  EXPECT_EQ(Run("eval vnbench --predictions all_null.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("all_null.jsonl: every pred is null"), std::string::npos) << err_;
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  std::ofstream(dir_ / "missing.jsonl") << "{\"question_id\": \"v_ret_edit1_0\", \"gt\": \"A\", \"type\": \"ret_edit1\"}\n";
+  EXPECT_EQ(Run("eval vnbench --predictions missing.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("missing.jsonl:1: missing field 'pred'"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
 }
 

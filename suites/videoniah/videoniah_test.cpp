@@ -1,6 +1,7 @@
 // File: suites/videoniah/videoniah_test.cpp
 // The VNBench scorer (strict and paper-compatible extraction, 4-try rule,
-// both overall conventions, bad files), the frame encodings, and the endpoint
+// both overall conventions, null preds and gpt_judge as eval.py reads them,
+// bad files), the frame encodings, and the endpoint
 // evaluation against a loopback server (fixtures/http_server.h): every try
 // asked once, a rerun answered from the cache, garbage answers reported.
 #include <map>
@@ -106,6 +107,131 @@ TEST(Scorer, ParsesTheOfficialFormatAndNamesBadLines) {
   EXPECT_NE(error_of("{\"question_id\": \"a_0\", \"gt\": \"A\", \"type\": \"t\"}").find("'pred'"), std::string::npos);
   EXPECT_NE(error_of("{\"question_id\": \"a\", \"pred\": \"A\", \"gt\": 1, \"type\": \"t\"}").find("_<try>"),
             std::string::npos);
+}
+
+// A null `pred` (a try the model never answered) is how eval.py's input marks
+// a failed inference. eval.py (joez17/VideoNIAH, evaluation/eval.py at commit
+// 8193a3b20ac1c2fcac9c3e8c1550095628f7628f, lines 12-13) skips such a row before
+// reading anything but question_id and type, so an item whose 4 tries are all
+// null leaves the denominator, a subtask whose rows are all null leaves the
+// overall mean, and an item with some null tries can never reach 4 correct
+// (line 52: ac == 4). Strict mode keeps every row and counts a null try wrong.
+// The expected numbers are eval.py's own output on this text (Python 3.11:
+// "ret_edit1 true: 1, total: 2, acc: 0.5", "Overall: 0.5").
+constexpr const char* kNullPreds = R"({"question_id": "v1_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_2", "pred": null, "gt": "C", "type": "ret_edit1"}
+{"question_id": "v1_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_0", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_1", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_2", "pred": null, "gt": "A", "type": "ret_edit1"}
+{"question_id": "v2_ret_edit1_3", "pred": null, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_0", "pred": "A", "gt": 0, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_1", "pred": "B", "gt": 1, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_2", "pred": "C", "gt": 2, "type": "ret_edit1"}
+{"question_id": "v3_ret_edit1_3", "pred": "D", "gt": 3, "type": "ret_edit1"}
+{"question_id": "v4_cnt_edit1_0", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_1", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_2", "pred": null, "gt": "B", "type": "cnt_edit1"}
+{"question_id": "v4_cnt_edit1_3", "pred": null, "gt": "B", "type": "cnt_edit1", "gpt_judge": null}
+)";
+
+TEST(Scorer, PaperModeSkipsNullPredsAsEvalPyDoesStrictCountsThemWrong) {
+  const auto rows = vb::ParsePredictions(kNullPreds, "nulls.jsonl");
+  ASSERT_EQ(rows.size(), 16u);
+  const vb::Scores paper = vb::Score(rows, Mode::kPaperCompatible);
+  ASSERT_EQ(paper.tasks.count("ret_edit1"), 1u);
+  EXPECT_EQ(paper.tasks.count("cnt_edit1"), 0u);  // all null: not a subtask eval.py sees
+  EXPECT_EQ(paper.tasks.at("ret_edit1").items, 2);  // v2 (all null) left out, v1 (one null) kept
+  EXPECT_EQ(paper.tasks.at("ret_edit1").items_correct, 1);
+  EXPECT_DOUBLE_EQ(paper.tasks.at("ret_edit1").FourTry(), 50.0);
+  EXPECT_EQ(paper.tasks.at("ret_edit1").tries, 7);  // the non-null tries
+  EXPECT_DOUBLE_EQ(paper.overall_task_mean, 50.0);   // eval.py's "Overall: 0.5"
+  const vb::Scores strict = vb::Score(rows, Mode::kStrict);
+  ASSERT_EQ(strict.tasks.count("cnt_edit1"), 1u);
+  EXPECT_EQ(strict.tasks.at("ret_edit1").items, 3);
+  EXPECT_EQ(strict.tasks.at("ret_edit1").items_correct, 1);
+  EXPECT_EQ(strict.tasks.at("ret_edit1").tries, 12);
+  EXPECT_EQ(strict.tasks.at("ret_edit1").tries_correct, 7);
+  EXPECT_EQ(strict.tasks.at("ret_edit1").unanswered, 5);
+  EXPECT_DOUBLE_EQ(strict.tasks.at("cnt_edit1").FourTry(), 0.0);
+  EXPECT_DOUBLE_EQ(strict.overall_task_mean, (100.0 / 3 + 0.0) / 2);
+}
+
+// eval.py lines 24-25 and 37-38: a row with `gpt_judge` is right iff
+// anno['gpt_judge'][0] == '1', whatever `pred` says. [0] is Python indexing:
+// the first character of a string ("1. It matches." and "10" are right), the
+// first element of a list, which gpt_judge.py writes (["1"] is right, ["1."] and
+// [1] are not). eval.py on this text (Python 3.11): "true: 1, total: 4, acc: 0.25".
+constexpr const char* kGptJudge = R"({"question_id": "j1_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1", "gpt_judge": "0"}
+{"question_id": "j1_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1", "gpt_judge": "1"}
+{"question_id": "j1_ret_edit1_2", "pred": "C", "gt": "C", "type": "ret_edit1", "gpt_judge": ["1"]}
+{"question_id": "j1_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1", "gpt_judge": "1"}
+{"question_id": "j2_ret_edit1_0", "pred": "no idea", "gt": "A", "type": "ret_edit1", "gpt_judge": "1. It matches."}
+{"question_id": "j2_ret_edit1_1", "pred": "no idea", "gt": "B", "type": "ret_edit1", "gpt_judge": ["1"]}
+{"question_id": "j2_ret_edit1_2", "pred": "no idea", "gt": "C", "type": "ret_edit1", "gpt_judge": "10"}
+{"question_id": "j2_ret_edit1_3", "pred": "no idea", "gt": "D", "type": "ret_edit1", "gpt_judge": "1"}
+{"question_id": "j3_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1", "gpt_judge": ["1."]}
+{"question_id": "j3_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1"}
+{"question_id": "j3_ret_edit1_2", "pred": "C", "gt": "C", "type": "ret_edit1"}
+{"question_id": "j3_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1"}
+{"question_id": "j4_ret_edit1_0", "pred": "x", "gt": "A", "type": "ret_edit1", "gpt_judge": [1]}
+{"question_id": "j4_ret_edit1_1", "pred": "x", "gt": "B", "type": "ret_edit1", "gpt_judge": "1"}
+{"question_id": "j4_ret_edit1_2", "pred": "x", "gt": "C", "type": "ret_edit1", "gpt_judge": "1"}
+{"question_id": "j4_ret_edit1_3", "pred": null, "gt": "D", "type": "ret_edit1", "gpt_judge": "1"}
+)";
+
+TEST(Scorer, PaperModeTrustsGptJudgeFirstElementStrictIgnoresIt) {
+  const auto rows = vb::ParsePredictions(kGptJudge, "judge.jsonl");
+  const vb::Scores paper = vb::Score(rows, Mode::kPaperCompatible);
+  const vb::TaskScore& tp = paper.tasks.at("ret_edit1");
+  EXPECT_EQ(tp.items, 4);
+  EXPECT_EQ(tp.items_correct, 1);  // only j2, whose letters are all wrong
+  EXPECT_EQ(tp.tries, 15);         // j4's null try is skipped
+  EXPECT_EQ(tp.tries_correct, 12);
+  EXPECT_DOUBLE_EQ(paper.overall_task_mean, 25.0);
+  const vb::TaskScore& ts = vb::Score(rows, Mode::kStrict).tasks.at("ret_edit1");
+  EXPECT_EQ(ts.items_correct, 2);  // j1 and j3 by their letters
+  EXPECT_EQ(ts.tries, 16);
+}
+
+// What eval.py cannot read is an error here too (it raises TypeError,
+// IndexError or KeyError on these), each one line naming the file, line and
+// field; a field that is there but null is never called missing.
+TEST(Scorer, NullIsNotMissingAndBadJudgesAreErrors) {
+  auto error_of = [](const std::string& fields) {
+    try {
+      vb::ParsePredictions("{\"question_id\": \"v_t_0\", \"type\": \"t\", \"gt\": \"A\"" + fields + "}",
+                           "p.jsonl");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(""), "p.jsonl:1: missing field 'pred'");
+  EXPECT_EQ(error_of(", \"pred\": null"), "no error");
+  EXPECT_EQ(error_of(", \"pred\": 5"), "p.jsonl:1: 'pred' must be a string or null, not a number");
+  EXPECT_EQ(error_of(", \"pred\": \"A\", \"gpt_judge\": null"),
+            "p.jsonl:1: 'gpt_judge' must be a non-empty string or list, not null");
+  EXPECT_EQ(error_of(", \"pred\": \"A\", \"gpt_judge\": \"\""),
+            "p.jsonl:1: 'gpt_judge' must be a non-empty string or list, not an empty string");
+  EXPECT_EQ(error_of(", \"pred\": \"A\", \"gpt_judge\": []"),
+            "p.jsonl:1: 'gpt_judge' must be a non-empty string or list, not an empty list");
+  EXPECT_EQ(error_of(", \"pred\": \"A\", \"gpt_judge\": 1"),
+            "p.jsonl:1: 'gpt_judge' must be a non-empty string or list, not a number");
+  EXPECT_EQ(error_of(", \"pred\": null, \"gpt_judge\": null"), "no error");  // eval.py skips the row first
+  try {
+    vb::ParsePredictions("{\"question_id\": null, \"pred\": \"A\", \"gt\": \"A\", \"type\": \"t\"}", "p.jsonl");
+    ADD_FAILURE() << "a null question_id was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "p.jsonl:1: 'question_id' must be a string, not null");
+  }
+  try {
+    vb::ParsePredictions("{\"question_id\": \"v_t_0\", \"pred\": \"A\", \"type\": \"t\"}", "p.jsonl");
+    ADD_FAILURE() << "a row without gt was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "p.jsonl:1: missing field 'gt'");
+  }
 }
 
 TEST(Media, PngRoundTripsThroughZlib) {
