@@ -1,0 +1,110 @@
+// File: suites/lm/lm_cli_test.cpp
+// End-to-end tests of `claimbench lm score` on the PyTorch oracle's tiny HF
+// checkpoint (fixtures/lm/oracle/untied_gqa): the log-probabilities and the
+// --stats moments equal those computed here from the oracle's golden logits;
+// bad input (an id outside the vocabulary, a missing checkpoint, a sequence
+// longer than max_position_embeddings, --backend cuda) exits 3 with one line
+// and writes no output file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures/cli_test_util.h"
+#include "fixtures/paths.h"
+#include "harness/safetensors.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
+using cb::cli::testing::ReadFile;
+
+class LmCliTest : public ClaimbenchTest {
+ protected:
+  void Write(const std::string& name, const std::string& text) { std::ofstream(Path(name)) << text; }
+  static std::string Checkpoint() { return cb::testing::FixturePath("lm/oracle/untied_gqa"); }
+};
+
+TEST_F(LmCliTest, ScoreEqualsTheOraclesLogSoftmax) {
+  const auto golden = cb::harness::SafetensorsFile::Open(Checkpoint() + "/golden.safetensors");
+  const std::vector<double> ids = golden.ReadAsDouble("tokens");
+  const std::vector<double> logits = golden.ReadAsDouble("logits");
+  const size_t T = ids.size(), V = logits.size() / T;
+  nlohmann::json seq = nlohmann::json::array();
+  for (const double id : ids) seq.push_back(static_cast<int>(id));
+  // Two sequences with a blank line between them: the second is a prefix.
+  nlohmann::json prefix(seq.begin(), seq.begin() + 4);
+  Write("ids.jsonl", nlohmann::json{{"ids", seq}}.dump() + "\n\n" +
+                         nlohmann::json{{"ids", prefix}, {"source", "x"}}.dump() + "\n");
+  const Output o = Run({"lm", "score", "--checkpoint", Checkpoint(), "--ids", "ids.jsonl", "--stats",
+                        "--out", "scores.jsonl"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::istringstream lines(ReadFile(dir_ / "scores.jsonl"));
+  std::string first, second, extra;
+  ASSERT_TRUE(std::getline(lines, first));
+  ASSERT_TRUE(std::getline(lines, second));
+  EXPECT_FALSE(std::getline(lines, extra));
+  const nlohmann::json a = nlohmann::json::parse(first), b = nlohmann::json::parse(second);
+  EXPECT_EQ(a.at("line"), 1);
+  EXPECT_EQ(b.at("line"), 3);
+  ASSERT_EQ(a.at("logprobs").size(), T - 1);
+  ASSERT_EQ(b.at("logprobs").size(), 3u);
+  for (size_t t = 0; t + 1 < T; ++t) {
+    const double* row = logits.data() + t * V;
+    const double m = *std::max_element(row, row + V);
+    double z = 0;
+    for (size_t v = 0; v < V; ++v) z += std::exp(row[v] - m);
+    const double log_z = m + std::log(z);
+    double mu = 0, m2 = 0;
+    for (size_t v = 0; v < V; ++v) {
+      const double lp = row[v] - log_z;
+      mu += std::exp(lp) * lp;
+      m2 += std::exp(lp) * lp * lp;
+    }
+    const double want = row[static_cast<size_t>(ids[t + 1])] - log_z;
+    EXPECT_NEAR(a["logprobs"][t].get<double>(), want, 1e-12) << t;
+    EXPECT_NEAR(a["mu"][t].get<double>(), mu, 1e-12) << t;
+    EXPECT_NEAR(a["sigma"][t].get<double>(), std::sqrt(m2 - mu * mu), 1e-12) << t;
+    // Causal: the prefix scores its positions exactly as the whole sequence does.
+    if (t < 3) EXPECT_EQ(b["logprobs"][t], a["logprobs"][t]) << t;
+  }
+}
+
+TEST_F(LmCliTest, BadInputIsOneLineAndWritesNothing) {
+  Write("ok.jsonl", "{\"ids\": [1, 2, 3]}\n");
+  Write("oov.jsonl", "{\"ids\": [1, 2]}\n{\"ids\": [5, 32]}\n");  // vocab_size is 32
+  std::string long_ids = "{\"ids\": [0";
+  for (int i = 0; i < 300; ++i) long_ids += ", 1";
+  Write("long.jsonl", long_ids + "]}\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string names;  // what the message must name
+  };
+  const std::vector<Case> cases = {
+      {{"--checkpoint", Checkpoint(), "--ids", "oov.jsonl"}, "oov.jsonl:2"},
+      {{"--checkpoint", Path("no_such_dir"), "--ids", "ok.jsonl"}, "no_such_dir"},
+      {{"--checkpoint", Checkpoint(), "--ids", "missing.jsonl"}, "missing.jsonl"},
+      {{"--checkpoint", Checkpoint(), "--ids", "long.jsonl"}, "max_position_embeddings"},
+      {{"--checkpoint", Checkpoint(), "--ids", "ok.jsonl", "--backend", "cuda"}, "cuda"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"lm", "score", "--out", "out.jsonl"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const Output o = Run(args);
+    EXPECT_EQ(o.exit_code, 3) << c.names;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find(c.names), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.jsonl")) << c.names;
+  }
+}
+
+}  // namespace
