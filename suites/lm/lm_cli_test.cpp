@@ -75,7 +75,9 @@ TEST_F(LmCliTest, ScoreEqualsTheOraclesLogSoftmax) {
     EXPECT_NEAR(a["mu"][t].get<double>(), mu, 1e-12) << t;
     EXPECT_NEAR(a["sigma"][t].get<double>(), std::sqrt(m2 - mu * mu), 1e-12) << t;
     // Causal: the prefix scores its positions exactly as the whole sequence does.
-    if (t < 3) EXPECT_EQ(b["logprobs"][t], a["logprobs"][t]) << t;
+    if (t < 3) {
+      EXPECT_EQ(b["logprobs"][t], a["logprobs"][t]) << t;
+    }
   }
 }
 
