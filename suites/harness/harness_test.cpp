@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/claim_runner.h"
 #include "harness/claim.h"
 #include "harness/random.h"
 #include "suites/harness/loops.h"
@@ -52,23 +53,13 @@ TEST(Claims, AreRegisteredAndWellFormed) {
   EXPECT_EQ(harness_claims, 6);
 }
 
-// Runs one registered claim at the smoke profile, capturing its results.
-h::Outcome RunClaim(const std::string& id, std::vector<h::Result>* recorded) {
-  for (const auto& def : h::RegisteredClaims()) {
-    if (def.spec.id != id) continue;
-    h::ClaimContext ctx(def.spec, h::Profile::kSmoke, 1234, {h::Backend::kCpu},
-                        [&](const h::Result& r) { recorded->push_back(r); });
-    return def.run(ctx);
-  }
-  ADD_FAILURE() << "no claim " << id;
-  return {};
-}
+using cb::testing::RunClaimAtSmoke;
 
 TEST(Claims, DeterministicClaimsReachTheirVerdicts) {
   for (const char* id : {"harness.H1", "harness.H2", "harness.H3"}) {
     SCOPED_TRACE(id);
     std::vector<h::Result> recorded;
-    const h::Outcome o = RunClaim(id, &recorded);
+    const h::Outcome o = RunClaimAtSmoke(id, &recorded);
     EXPECT_EQ(o.verdict, h::Verdict::kReproduced) << o.reason;
     EXPECT_FALSE(recorded.empty());
     ASSERT_TRUE(o.value.has_value());
@@ -77,7 +68,7 @@ TEST(Claims, DeterministicClaimsReachTheirVerdicts) {
 
 TEST(Claims, OperationCountsAreRecordedPerSize) {
   std::vector<h::Result> recorded;
-  RunClaim("harness.H3", &recorded);
+  RunClaimAtSmoke("harness.H3", &recorded);
   int ops_rows = 0;
   for (const auto& r : recorded) {
     if (r.metric != "operations") continue;

@@ -2,13 +2,13 @@
 // -----------------------------------------------------------------------------
 // The lm suite's claims run at the smoke profile through the claim registry:
 // both reach REPRODUCED on the fp64 reference and record their measured rows.
-// (The reference's own tests are reference/lm/transformer_test.cpp.)
+// (The reference's own tests are transformer_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "fixtures/claim_runner.h"
 #include "harness/claim.h"
 
 namespace cb::lm_suite {
@@ -16,20 +16,11 @@ namespace {
 
 namespace h = cb::harness;
 
-h::Outcome RunClaim(const std::string& id, std::vector<h::Result>* recorded) {
-  for (const auto& def : h::RegisteredClaims()) {
-    if (def.spec.id != id) continue;
-    h::ClaimContext ctx(def.spec, h::Profile::kSmoke, 1234, {h::Backend::kCpu},
-                        [&](const h::Result& r) { recorded->push_back(r); });
-    return def.run(ctx);
-  }
-  ADD_FAILURE() << "no claim " << id;
-  return {};
-}
+using cb::testing::RunClaimAtSmoke;
 
 TEST(LmClaims, GradientsMatchFiniteDifferences) {
   std::vector<h::Result> rows;
-  const h::Outcome o = RunClaim("lm.L1", &rows);
+  const h::Outcome o = RunClaimAtSmoke("lm.L1", &rows);
   EXPECT_EQ(o.verdict, h::Verdict::kReproduced) << o.reason;
   ASSERT_EQ(rows.size(), 5u);  // one row per variant
   for (const h::Result& r : rows) {
@@ -43,7 +34,7 @@ TEST(LmClaims, GradientsMatchFiniteDifferences) {
 
 TEST(LmClaims, DecodeEqualsRecomputation) {
   std::vector<h::Result> rows;
-  const h::Outcome o = RunClaim("lm.L3", &rows);
+  const h::Outcome o = RunClaimAtSmoke("lm.L3", &rows);
   EXPECT_EQ(o.verdict, h::Verdict::kReproduced) << o.reason;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].metric, "max_abs_logit_diff");

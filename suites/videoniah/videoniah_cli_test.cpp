@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/http_server.h"
+#include "fixtures/paths.h"
 
 namespace {
 
@@ -182,23 +183,7 @@ TEST_F(VideoNiahCliTest, ScoresAPredictionFileAndRefusesAMalformedOne) {
 // (Python 3.11). The same file through the CLI: accepted, paper mode as
 // eval.py, strict mode counting the null tries wrong.
 TEST_F(VideoNiahCliTest, NullPredsAreScoredAsEvalPyDoesAndMissingIsNamed) {
-  std::ofstream(dir_ / "nulls.jsonl") << R"({"question_id": "v1_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_2", "pred": null, "gt": "C", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_0", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_1", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_2", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_3", "pred": null, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_0", "pred": "A", "gt": 0, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_1", "pred": "B", "gt": 1, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_2", "pred": "C", "gt": 2, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_3", "pred": "D", "gt": 3, "type": "ret_edit1"}
-{"question_id": "v4_cnt_edit1_0", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_1", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_2", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_3", "pred": null, "gt": "B", "type": "cnt_edit1", "gpt_judge": null}
-)";
+  fs::copy_file(cb::testing::FixturePath("vnbench/null_preds.jsonl"), dir_ / "nulls.jsonl");
   ASSERT_EQ(Run("eval vnbench --predictions nulls.jsonl --ledger l.db --json"), 0) << err_;
   const auto j = nlohmann::json::parse(out_);
   EXPECT_EQ(j["paper_compatible"]["overall_task_mean"], 50.0);

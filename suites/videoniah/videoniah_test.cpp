@@ -4,12 +4,15 @@
 // bad files), the frame encodings, and the endpoint
 // evaluation against a loopback server (fixtures/http_server.h): every try
 // asked once, a rerun answered from the cache, garbage answers reported.
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include "fixtures/http_server.h"
+#include "fixtures/paths.h"
 #include "reference/vnbench/vnbench.h"
 #include "suites/videoniah/media.h"
 #include "suites/videoniah/vnbench_eval.h"
@@ -118,26 +121,16 @@ TEST(Scorer, ParsesTheOfficialFormatAndNamesBadLines) {
 // (line 52: ac == 4). Strict mode keeps every row and counts a null try wrong.
 // The expected numbers are eval.py's own output on this text (Python 3.11:
 // "ret_edit1 true: 1, total: 2, acc: 0.5", "Overall: 0.5").
-constexpr const char* kNullPreds = R"({"question_id": "v1_ret_edit1_0", "pred": "A", "gt": "A", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_1", "pred": "B", "gt": "B", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_2", "pred": null, "gt": "C", "type": "ret_edit1"}
-{"question_id": "v1_ret_edit1_3", "pred": "D", "gt": "D", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_0", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_1", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_2", "pred": null, "gt": "A", "type": "ret_edit1"}
-{"question_id": "v2_ret_edit1_3", "pred": null, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_0", "pred": "A", "gt": 0, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_1", "pred": "B", "gt": 1, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_2", "pred": "C", "gt": 2, "type": "ret_edit1"}
-{"question_id": "v3_ret_edit1_3", "pred": "D", "gt": 3, "type": "ret_edit1"}
-{"question_id": "v4_cnt_edit1_0", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_1", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_2", "pred": null, "gt": "B", "type": "cnt_edit1"}
-{"question_id": "v4_cnt_edit1_3", "pred": null, "gt": "B", "type": "cnt_edit1", "gpt_judge": null}
-)";
+// fixtures/vnbench/null_preds.jsonl (PROVENANCE.md).
+std::string NullPreds() {
+  std::ifstream in(cb::testing::FixturePath("vnbench/null_preds.jsonl"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 TEST(Scorer, PaperModeSkipsNullPredsAsEvalPyDoesStrictCountsThemWrong) {
-  const auto rows = vb::ParsePredictions(kNullPreds, "nulls.jsonl");
+  const auto rows = vb::ParsePredictions(NullPreds(), "nulls.jsonl");
   ASSERT_EQ(rows.size(), 16u);
   const vb::Scores paper = vb::Score(rows, Mode::kPaperCompatible);
   ASSERT_EQ(paper.tasks.count("ret_edit1"), 1u);
