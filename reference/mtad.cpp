@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/stats.h"
+#include "harness/random.h"
 
 namespace cb::ref::mtad {
 namespace {
@@ -422,42 +422,6 @@ double MeanNll(const NextTokenModel& target, std::span<const Token> prompt,
                std::span<const Token> generated) {
   if (generated.empty()) Fail("MeanNll of an empty generation");
   return -JointLogProb(target, prompt, generated) / double(generated.size());
-}
-
-ChiSquare ChiSquareGoodnessOfFit(std::span<const int64_t> observed,
-                                 std::span<const double> expected_p, double min_expected) {
-  if (observed.size() != expected_p.size() || observed.empty()) {
-    Fail("chi-square: observed and expected differ in length or are empty");
-  }
-  int64_t total = 0;
-  for (int64_t o : observed) total += o;
-  if (total <= 0) Fail("chi-square: no observations");
-  ChiSquare r;
-  double pooled_e = 0, stat = 0;
-  int64_t pooled_o = 0;
-  int cells = 0;
-  for (size_t i = 0; i < observed.size(); ++i) {
-    const double e = expected_p[i] * double(total);
-    if (e <= 0) {
-      if (observed[i] > 0) return {kInf, 1, 0.0};
-      continue;
-    }
-    if (e < min_expected) {
-      pooled_e += e;
-      pooled_o += observed[i];
-      continue;
-    }
-    stat += (observed[i] - e) * (observed[i] - e) / e;
-    ++cells;
-  }
-  if (pooled_e >= min_expected) {
-    stat += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
-    ++cells;
-  }
-  r.statistic = stat;
-  r.df = std::max(1, cells - 1);
-  r.p_value = h::ChiSquareSurvival(stat, r.df);
-  return r;
 }
 
 }  // namespace cb::ref::mtad

@@ -210,19 +210,6 @@ JointMode ExactJointMode(const NextTokenModel& target, std::span<const Token> co
 double MeanNll(const NextTokenModel& target, std::span<const Token> prompt,
                std::span<const Token> generated);
 
-// Pearson chi-square goodness of fit of `observed` counts against cell
-// probabilities `expected_p` (same length, summing to 1): cells whose
-// expected count is below min_expected are pooled into one cell (dropped
-// if that pooled cell is still below it); an observation in a zero-probability
-// cell makes the statistic infinite (p = 0). df = cells - 1.
-struct ChiSquare {
-  double statistic = 0;
-  int df = 0;
-  double p_value = 1;
-};
-ChiSquare ChiSquareGoodnessOfFit(std::span<const int64_t> observed,
-                                 std::span<const double> expected_p, double min_expected = 5);
-
 }  // namespace cb::ref::mtad
 
 #endif  // CB_REFERENCE_MTAD_H_

@@ -44,7 +44,7 @@ constexpr double kDequantRelTol = 1e-5;
 // never double.
 constexpr double kDreErrorBudget = 2.0;
 
-std::vector<double> ToDouble(std::span<const float> v) { return std::vector<double>(v.begin(), v.end()); }
+using cb::testing::ToDouble;
 
 bool SameFloat(float a, float b) {
   return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (std::isnan(a) && std::isnan(b));

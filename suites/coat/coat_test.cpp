@@ -32,7 +32,7 @@ namespace {
 // about half a step.
 constexpr double kDreErrorBudget = 2.0;
 
-std::vector<double> ToDouble(std::span<const float> v) { return std::vector<double>(v.begin(), v.end()); }
+using cb::testing::ToDouble;
 
 using ref::fp8::Format;
 

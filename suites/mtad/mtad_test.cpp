@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "harness/chi_square.h"
 #include "harness/random.h"
 #include "reference/mtad.h"
 #include "suites/mtad/mtad.h"
@@ -57,7 +58,7 @@ std::vector<double> ExactPairDistribution(const ref::NextTokenModel& target,
 }
 
 template <typename Decode>
-ref::ChiSquare PairGoodnessOfFit(const std::vector<Token>& prompt, const ref::Filter& f,
+h::ChiSquare PairGoodnessOfFit(const std::vector<Token>& prompt, const ref::Filter& f,
                                  int samples, Decode decode) {
   const auto& m = Models();
   std::vector<int64_t> counts(kVocab * kVocab, 0);
@@ -66,7 +67,7 @@ ref::ChiSquare PairGoodnessOfFit(const std::vector<Token>& prompt, const ref::Fi
     const ref::Generation g = decode(rng);
     ++counts[g.tokens[0] * kVocab + g.tokens[1]];
   }
-  return ref::ChiSquareGoodnessOfFit(counts, ExactPairDistribution(m.target, prompt, f));
+  return h::ChiSquareGoodnessOfFit(counts, ExactPairDistribution(m.target, prompt, f));
 }
 
 TEST(MtadFilter, TopKThenTopP) {
@@ -197,8 +198,8 @@ TEST(MtadLossless, MtadIsRejected) {
 // distribution must be rejected.
 TEST(MtadLossless, ChiSquareRejectsAWrongDistribution) {
   std::vector<int64_t> observed = {600, 400};
-  EXPECT_LT(ref::ChiSquareGoodnessOfFit(observed, std::vector<double>{0.5, 0.5}).p_value, kAlpha);
-  EXPECT_GT(ref::ChiSquareGoodnessOfFit(observed, std::vector<double>{0.6, 0.4}).p_value, 0.5);
+  EXPECT_LT(h::ChiSquareGoodnessOfFit(observed, std::vector<double>{0.5, 0.5}).p_value, kAlpha);
+  EXPECT_GT(h::ChiSquareGoodnessOfFit(observed, std::vector<double>{0.6, 0.4}).p_value, 0.5);
 }
 
 TEST(MtadErrors, BadParametersThrow) {

@@ -183,7 +183,8 @@ TEST(Scorer, PaperModeTrustsGptJudgeFirstElementStrictIgnoresIt) {
   EXPECT_EQ(tp.tries, 15);         // j4's null try is skipped
   EXPECT_EQ(tp.tries_correct, 12);
   EXPECT_DOUBLE_EQ(paper.overall_task_mean, 25.0);
-  const vb::TaskScore& ts = vb::Score(rows, Mode::kStrict).tasks.at("ret_edit1");
+  const vb::Scores strict = vb::Score(rows, Mode::kStrict);
+  const vb::TaskScore& ts = strict.tasks.at("ret_edit1");
   EXPECT_EQ(ts.items_correct, 2);  // j1 and j3 by their letters
   EXPECT_EQ(ts.tries, 16);
 }
