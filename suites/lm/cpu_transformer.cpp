@@ -1,0 +1,484 @@
+// File: suites/lm/cpu_transformer.cpp
+// -----------------------------------------------------------------------------
+// The fp32 CPU transformer (cpu_transformer.h): forward, KV cache and backward
+// with OpenBLAS sgemm; the element-wise steps (RMSNorm, RoPE, softmax, SwiGLU)
+// are plain loops. Shapes: M = B*T rows, D hidden, H query heads, KV key/value
+// heads of dim d, I intermediate, V vocabulary, S keys visible (T, or the
+// cache length + T).
+#include "suites/lm/cpu_transformer.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace cb::lm_suite {
+
+namespace ref = cb::ref::lm;
+
+namespace {
+
+// C[M, N] = alpha A[M, K] B[N, K]^T + beta C   (y = x W^T with W [out, in])
+void GemmNT(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float beta, float* C, int ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+// C[M, N] = alpha A[M, K] B[K, N] + beta C
+void GemmNN(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float beta, float* C, int ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C,
+              ldc);
+}
+// C[M, N] = alpha A[K, M]^T B[K, N] + beta C
+void GemmTN(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float beta, float* C, int ldc) {
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// y [M, D] = w * x / sqrt(mean(x^2) + eps) per row; r [M] = the row's 1/rms.
+void RmsNorm(const float* x, const float* w, int M, int D, double eps, float* y, float* r) {
+  for (int t = 0; t < M; ++t) {
+    const float* xt = x + static_cast<size_t>(t) * D;
+    double ms = 0;
+    for (int i = 0; i < D; ++i) ms += double(xt[i]) * xt[i];
+    const float rt = static_cast<float>(1.0 / std::sqrt(ms / D + eps));
+    r[t] = rt;
+    float* yt = y + static_cast<size_t>(t) * D;
+    for (int i = 0; i < D; ++i) yt[i] = w[i] * (xt[i] * rt);
+  }
+}
+
+// The reference's RmsNormBackward (transformer_ops.h), fp32 with fp64 row sums:
+//   dx_j += r w_j dy_j - r^3 x_j (sum_i w_i dy_i x_i) / D,  dw_i += dy_i x_i r.
+void RmsNormBackward(const float* dy, const float* x, const float* w, const float* r, int M, int D,
+                     float* dx, float* dw) {
+  for (int t = 0; t < M; ++t) {
+    const float* dyt = dy + static_cast<size_t>(t) * D;
+    const float* xt = x + static_cast<size_t>(t) * D;
+    float* dxt = dx + static_cast<size_t>(t) * D;
+    const float rt = r[t];
+    double gx = 0;
+    for (int i = 0; i < D; ++i) gx += double(w[i]) * dyt[i] * xt[i];
+    const float c = static_cast<float>(double(rt) * rt * rt * gx / D);
+    for (int i = 0; i < D; ++i) {
+      dxt[i] += rt * w[i] * dyt[i] - c * xt[i];
+      dw[i] += dyt[i] * xt[i] * rt;
+    }
+  }
+}
+
+// cos/sin of pos * theta^(-2i/d), i < d/2, for positions pos0..pos0+T-1,
+// formed in fp64 and rounded once. [T, d/2] each.
+void RopeTables(int pos0, int T, int d, double theta, std::vector<float>& cs, std::vector<float>& sn) {
+  const int half = d / 2;
+  cs.resize(static_cast<size_t>(T) * half);
+  sn.resize(cs.size());
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < half; ++i) {
+      const double f = (pos0 + t) * std::pow(theta, -2.0 * i / d);
+      cs[static_cast<size_t>(t) * half + i] = static_cast<float>(std::cos(f));
+      sn[static_cast<size_t>(t) * half + i] = static_cast<float>(std::sin(f));
+    }
+}
+
+// Rotates every head of rows [M, heads*d] (row r at table row r % T) by
+// sign * angle: the pairs (v_i, v_{i+d/2}), HF's rotate_half layout. sign = -1
+// is the transpose (the backward).
+void Rope(float* v, int M, int T, int heads, int d, const std::vector<float>& cs,
+          const std::vector<float>& sn, float sign) {
+  const int half = d / 2;
+  for (int r = 0; r < M; ++r) {
+    const float* c = &cs[static_cast<size_t>(r % T) * half];
+    const float* s = &sn[static_cast<size_t>(r % T) * half];
+    for (int hd = 0; hd < heads; ++hd) {
+      float* x = v + (static_cast<size_t>(r) * heads + hd) * d;
+      for (int i = 0; i < half; ++i) {
+        const float a = x[i], b = x[i + half], si = sign * s[i];
+        x[i] = a * c[i] - b * si;
+        x[i + half] = b * c[i] + a * si;
+      }
+    }
+  }
+}
+
+float Sigmoid(float z) { return 1.0f / (1.0f + std::exp(-z)); }
+
+// Weighted mean cross-entropy of logits [M, V] (fp64 sums); with `dlogits`
+// also d loss / d logits = w_t / W (softmax - onehot).
+double CrossEntropy(const std::vector<float>& logits, int M, int V, const Batch& b,
+                    std::vector<float>* dlogits) {
+  double wsum = 0;
+  for (int t = 0; t < M; ++t) {
+    if (!(b.weights[t] >= 0))
+      throw std::invalid_argument("batch: weight " + std::to_string(t) + " is negative");
+    if (b.weights[t] > 0 && (b.targets[t] < 0 || b.targets[t] >= V))
+      throw std::invalid_argument("batch: target " + std::to_string(b.targets[t]) +
+                                  " at position " + std::to_string(t) + " outside [0, " +
+                                  std::to_string(V) + ")");
+    wsum += b.weights[t];
+  }
+  if (!(wsum > 0)) throw std::invalid_argument("batch: all weights are zero");
+  if (dlogits) dlogits->assign(static_cast<size_t>(M) * V, 0.0f);
+  double loss = 0;
+  for (int t = 0; t < M; ++t) {
+    if (b.weights[t] == 0) continue;
+    const float* z = &logits[static_cast<size_t>(t) * V];
+    const float mx = *std::max_element(z, z + V);
+    double se = 0;
+    for (int c = 0; c < V; ++c) se += std::exp(double(z[c]) - mx);
+    const double lse = mx + std::log(se);
+    loss += b.weights[t] * (lse - z[b.targets[t]]);
+    if (dlogits) {
+      float* dz = &(*dlogits)[static_cast<size_t>(t) * V];
+      const double scale = b.weights[t] / wsum;
+      for (int c = 0; c < V; ++c) dz[c] = static_cast<float>(scale * std::exp(double(z[c]) - lse));
+      dz[b.targets[t]] -= static_cast<float>(scale);
+    }
+  }
+  return loss / wsum;
+}
+
+}  // namespace
+
+// -----------------------------------------------------------------------------
+// Layout
+
+// The nine weights of a layer, in the order of LayerParams.
+struct CpuTransformer::LayerView {
+  const float *input_norm, *wq, *wk, *wv, *wo, *post_norm, *w_gate, *w_up, *w_down;
+};
+
+struct CpuTransformer::LayerActs {
+  std::vector<float> x, r1, n;   // [M, D], [M], [M, D]
+  std::vector<float> q, k, v;    // [M, H*d], [M, KV*d] x 2 (q, k after RoPE)
+  std::vector<float> p;          // [B, H, T, S] probabilities (0 where masked)
+  std::vector<float> att;        // [M, H*d]
+  std::vector<float> h, r2, m;   // [M, D], [M], [M, D]
+  std::vector<float> gate, up, a;  // [M, I]
+};
+
+struct CpuTransformer::Acts {
+  std::vector<LayerActs> layers;
+  std::vector<float> xL, rf, xf;  // [M, D], [M], [M, D]
+};
+
+CpuTransformer::CpuTransformer(const ref::TransformerConfig& config,
+                               const ref::NamedTensors& weights, const ref::Architecture& arch)
+    : CpuTransformer(ref::Transformer(config, weights, arch)) {}
+
+CpuTransformer::CpuTransformer(const ref::Transformer& reference)
+    : config_(reference.config()), arch_(reference.arch()) {
+  if (arch_.Patches())
+    throw std::invalid_argument("cpu transformer: patch (ViT) input is reference-only for now");
+  const ref::NamedTensors named = reference.ToNamedTensors();  // validated by the reference
+  size_t offset = 0;
+  for (const auto& [name, t] : named) {
+    slots_.push_back(ParamSlot{name, t.shape, offset, t.data.size()});
+    offset += t.data.size();
+  }
+  params_.resize(offset);
+  for (const ParamSlot& s : slots_) {
+    const std::vector<double>& src = named.at(s.name).data;
+    for (size_t i = 0; i < s.size; ++i) params_[s.offset + i] = static_cast<float>(src[i]);
+  }
+  static const char* kLayerTensors[9] = {
+      "input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+      "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
+      "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"};
+  for (int l = 0; l < config_.num_hidden_layers; ++l) {
+    std::vector<size_t> offs;
+    for (const char* t : kLayerTensors)
+      offs.push_back(slot("model.layers." + std::to_string(l) + "." + t).offset);
+    layer_offsets_.push_back(offs);
+  }
+  embed_ = slot("model.embed_tokens.weight").offset;
+  final_norm_ = slot("model.norm.weight").offset;
+  head_ = config_.tie_word_embeddings ? embed_ : slot("lm_head.weight").offset;
+}
+
+const ParamSlot& CpuTransformer::slot(const std::string& name) const {
+  for (const ParamSlot& s : slots_)
+    if (s.name == name) return s;
+  throw std::invalid_argument("cpu transformer: no tensor named " + name);
+}
+
+CpuTransformer::LayerView CpuTransformer::Layer(int l, const float* base) const {
+  const std::vector<size_t>& o = layer_offsets_[l];
+  return LayerView{base + o[0], base + o[1], base + o[2], base + o[3], base + o[4],
+                   base + o[5], base + o[6], base + o[7], base + o[8]};
+}
+
+ref::NamedTensors CpuTransformer::Named(std::span<const float> flat) const {
+  if (flat.size() != params_.size())
+    throw std::invalid_argument("cpu transformer: buffer of " + std::to_string(flat.size()) +
+                                " values for " + std::to_string(params_.size()) + " parameters");
+  ref::NamedTensors out;
+  for (const ParamSlot& s : slots_)
+    out[s.name] = ref::Tensor{s.shape, std::vector<double>(flat.begin() + s.offset,
+                                                           flat.begin() + s.offset + s.size)};
+  return out;
+}
+
+void CpuTransformer::CheckTokens(std::span<const int> tokens, int pos_end) const {
+  if (tokens.empty()) throw std::invalid_argument("cpu transformer: empty token sequence");
+  if (pos_end > config_.max_position_embeddings)
+    throw std::invalid_argument("cpu transformer: position " + std::to_string(pos_end - 1) +
+                                " past max_position_embeddings " +
+                                std::to_string(config_.max_position_embeddings));
+  for (size_t t = 0; t < tokens.size(); ++t)
+    if (tokens[t] < 0 || tokens[t] >= config_.vocab_size)
+      throw std::invalid_argument("cpu transformer: token id " + std::to_string(tokens[t]) +
+                                  " at position " + std::to_string(t) + " outside [0, " +
+                                  std::to_string(config_.vocab_size) + ")");
+}
+
+// -----------------------------------------------------------------------------
+// Forward
+
+std::vector<float> CpuTransformer::Run(std::span<const int> tokens, int B, int T, Acts* acts,
+                                       CpuKvCache* cache) const {
+  const ref::TransformerConfig& c = config_;
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
+  const int M = B * T, Hd = H * d, KVd = KV * d;
+  const int pos0 = cache ? cache->length : 0;
+  const int S = pos0 + T;  // keys visible to the last row of a sequence
+  if (static_cast<int>(tokens.size()) != M)
+    throw std::invalid_argument("cpu transformer: " + std::to_string(tokens.size()) +
+                                " tokens for a batch of " + std::to_string(B) + " x " +
+                                std::to_string(T));
+  CheckTokens(tokens, S);
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<float> cs, sn;
+  RopeTables(pos0, T, d, c.rope_theta, cs, sn);
+
+  std::vector<float> x(static_cast<size_t>(M) * D);  // [M, D] residual stream
+  for (int t = 0; t < M; ++t)
+    std::copy_n(&params_[embed_ + static_cast<size_t>(tokens[t]) * D], D, &x[size_t(t) * D]);
+
+  LayerActs scratch;
+  if (acts) acts->layers.assign(c.num_hidden_layers, {});
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    const LayerView W = Layer(l, params_.data());
+    LayerActs& A = acts ? acts->layers[l] : scratch;
+    A.x = x;
+    A.n.resize(size_t(M) * D);
+    A.r1.resize(M);
+    RmsNorm(x.data(), W.input_norm, M, D, c.rms_norm_eps, A.n.data(), A.r1.data());
+    A.q.resize(size_t(M) * Hd);
+    A.k.resize(size_t(M) * KVd);
+    A.v.resize(size_t(M) * KVd);
+    GemmNT(M, Hd, D, 1, A.n.data(), D, W.wq, D, 0, A.q.data(), Hd);
+    GemmNT(M, KVd, D, 1, A.n.data(), D, W.wk, D, 0, A.k.data(), KVd);
+    GemmNT(M, KVd, D, 1, A.n.data(), D, W.wv, D, 0, A.v.data(), KVd);
+    Rope(A.q.data(), M, T, H, d, cs, sn, +1);
+    Rope(A.k.data(), M, T, KV, d, cs, sn, +1);
+    const float* keys = A.k.data();  // rows of sequence b start at b*T (or 0 with a cache)
+    const float* vals = A.v.data();
+    if (cache) {
+      std::vector<float>& ck = cache->keys[l];
+      std::vector<float>& cv = cache->values[l];
+      ck.insert(ck.end(), A.k.begin(), A.k.end());
+      cv.insert(cv.end(), A.v.begin(), A.v.end());
+      keys = ck.data();
+      vals = cv.data();
+    }
+    A.p.assign(size_t(B) * H * T * S, 0.0f);
+    A.att.resize(size_t(M) * Hd);
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h) {
+        const int g = h / rep;
+        const float* Q = &A.q[size_t(b) * T * Hd + size_t(h) * d];          // [T, d], ld Hd
+        const float* K = keys + (cache ? 0 : size_t(b) * T * KVd) + size_t(g) * d;  // [S, d], ld KVd
+        const float* Vv = vals + (cache ? 0 : size_t(b) * T * KVd) + size_t(g) * d;
+        float* P = &A.p[(size_t(b) * H + h) * T * S];                        // [T, S]
+        GemmNT(T, S, d, scale, Q, Hd, K, KVd, 0, P, S);
+        for (int t = 0; t < T; ++t) {
+          float* pt = P + size_t(t) * S;
+          const int visible = arch_.causal ? pos0 + t + 1 : S;
+          const float mx = *std::max_element(pt, pt + visible);
+          float z = 0;
+          for (int u = 0; u < visible; ++u) z += (pt[u] = std::exp(pt[u] - mx));
+          const float inv = 1.0f / z;
+          for (int u = 0; u < visible; ++u) pt[u] *= inv;
+          std::fill(pt + visible, pt + S, 0.0f);
+        }
+        GemmNN(T, d, S, 1, P, S, Vv, KVd, 0, &A.att[size_t(b) * T * Hd + size_t(h) * d], Hd);
+      }
+    A.h = x;  // h = x + att Wo^T
+    GemmNT(M, D, Hd, 1, A.att.data(), Hd, W.wo, Hd, 1, A.h.data(), D);
+    A.m.resize(size_t(M) * D);
+    A.r2.resize(M);
+    RmsNorm(A.h.data(), W.post_norm, M, D, c.rms_norm_eps, A.m.data(), A.r2.data());
+    A.gate.resize(size_t(M) * I);
+    A.up.resize(size_t(M) * I);
+    A.a.resize(size_t(M) * I);
+    GemmNT(M, I, D, 1, A.m.data(), D, W.w_gate, D, 0, A.gate.data(), I);
+    GemmNT(M, I, D, 1, A.m.data(), D, W.w_up, D, 0, A.up.data(), I);
+    for (size_t j = 0; j < A.a.size(); ++j) A.a[j] = A.gate[j] * Sigmoid(A.gate[j]) * A.up[j];
+    x = A.h;  // x = h + a Wd^T
+    GemmNT(M, D, I, 1, A.a.data(), I, W.w_down, I, 1, x.data(), D);
+  }
+  if (cache) cache->length = S;
+  std::vector<float> rf(M), xf(size_t(M) * D);
+  RmsNorm(x.data(), &params_[final_norm_], M, D, c.rms_norm_eps, xf.data(), rf.data());
+  std::vector<float> logits(size_t(M) * V);  // [M, V]
+  GemmNT(M, V, D, 1, xf.data(), D, &params_[head_], D, 0, logits.data(), V);
+  if (acts) {
+    acts->xL = std::move(x);
+    acts->rf = std::move(rf);
+    acts->xf = std::move(xf);
+  }
+  return logits;
+}
+
+std::vector<float> CpuTransformer::Forward(std::span<const int> tokens) const {
+  return Run(tokens, 1, static_cast<int>(tokens.size()), nullptr, nullptr);
+}
+
+std::vector<float> CpuTransformer::ForwardBatch(std::span<const int> tokens, int batch,
+                                                int seq) const {
+  if (batch <= 0 || seq <= 0) throw std::invalid_argument("cpu transformer: empty batch");
+  return Run(tokens, batch, seq, nullptr, nullptr);
+}
+
+std::vector<float> CpuTransformer::Prefill(std::span<const int> tokens, CpuKvCache& cache) const {
+  if (!arch_.causal) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  cache = CpuKvCache{};
+  cache.keys.assign(config_.num_hidden_layers, {});
+  cache.values.assign(config_.num_hidden_layers, {});
+  return Run(tokens, 1, static_cast<int>(tokens.size()), nullptr, &cache);
+}
+
+std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) const {
+  if (!arch_.causal) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  if (cache.length == 0 || static_cast<int>(cache.keys.size()) != config_.num_hidden_layers)
+    throw std::invalid_argument("cpu transformer: DecodeStep before Prefill");
+  const int tok[1] = {token};
+  return Run(tok, 1, 1, nullptr, &cache);
+}
+
+namespace {
+void CheckBatch(const Batch& b) {
+  const size_t M = static_cast<size_t>(b.batch) * b.seq;
+  if (b.batch <= 0 || b.seq <= 0 || b.tokens.size() != M || b.targets.size() != M ||
+      b.weights.size() != M)
+    throw std::invalid_argument("batch: tokens/targets/weights must each hold batch x seq = " +
+                                std::to_string(M) + " entries");
+}
+}  // namespace
+
+double CpuTransformer::Loss(const Batch& b) const {
+  CheckBatch(b);
+  const std::vector<float> logits = Run(b.tokens, b.batch, b.seq, nullptr, nullptr);
+  return CrossEntropy(logits, b.batch * b.seq, config_.vocab_size, b, nullptr);
+}
+
+// -----------------------------------------------------------------------------
+// Backward
+
+double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const {
+  CheckBatch(b);
+  if (grad.size() != params_.size())
+    throw std::invalid_argument("cpu transformer: gradient buffer of " +
+                                std::to_string(grad.size()) + " values for " +
+                                std::to_string(params_.size()) + " parameters");
+  const ref::TransformerConfig& c = config_;
+  const int B = b.batch, T = b.seq, M = B * T;
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
+  const int Hd = H * d, KVd = KV * d;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+
+  Acts acts;
+  const std::vector<float> logits = Run(b.tokens, B, T, &acts, nullptr);
+  std::vector<float> dlogits;  // [M, V]
+  const double loss = CrossEntropy(logits, M, V, b, &dlogits);
+
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  float* G = grad.data();
+  // logits = xf head^T: dhead += dlogits^T xf, dxf = dlogits head (tied: head = embed).
+  GemmTN(V, D, M, 1, dlogits.data(), V, acts.xf.data(), D, 1, G + head_, D);
+  std::vector<float> dxf(size_t(M) * D);
+  GemmNN(M, D, V, 1, dlogits.data(), V, &params_[head_], D, 0, dxf.data(), D);
+  std::vector<float> dx(size_t(M) * D, 0.0f);  // d loss / d residual stream
+  RmsNormBackward(dxf.data(), acts.xL.data(), &params_[final_norm_], acts.rf.data(), M, D,
+                  dx.data(), G + final_norm_);
+
+  std::vector<float> cs, sn;
+  RopeTables(0, T, d, c.rope_theta, cs, sn);
+  std::vector<float> dh, da(size_t(M) * I), dgate(size_t(M) * I), dup(size_t(M) * I);
+  std::vector<float> dm(size_t(M) * D), datt(size_t(M) * Hd), dq(size_t(M) * Hd);
+  std::vector<float> dk(size_t(M) * KVd), dv(size_t(M) * KVd), dn(size_t(M) * D);
+  std::vector<float> dP(size_t(T) * T);
+  for (int l = c.num_hidden_layers - 1; l >= 0; --l) {
+    const LayerView W = Layer(l, params_.data());
+    const std::vector<size_t>& o = layer_offsets_[l];
+    float *g_in = G + o[0], *g_q = G + o[1], *g_k = G + o[2], *g_v = G + o[3], *g_o = G + o[4];
+    float *g_post = G + o[5], *g_gate = G + o[6], *g_up = G + o[7], *g_down = G + o[8];
+    const LayerActs& A = acts.layers[l];
+
+    // x_out = h + a Wd^T
+    dh = dx;
+    GemmNN(M, I, D, 1, dx.data(), D, W.w_down, I, 0, da.data(), I);
+    GemmTN(D, I, M, 1, dx.data(), D, A.a.data(), I, 1, g_down, I);
+    // a = silu(gate) * up
+    for (size_t j = 0; j < da.size(); ++j) {
+      const float s = Sigmoid(A.gate[j]);
+      dup[j] = da[j] * A.gate[j] * s;
+      dgate[j] = da[j] * A.up[j] * s * (1.0f + A.gate[j] * (1.0f - s));
+    }
+    GemmNN(M, D, I, 1, dgate.data(), I, W.w_gate, D, 0, dm.data(), D);
+    GemmNN(M, D, I, 1, dup.data(), I, W.w_up, D, 1, dm.data(), D);
+    GemmTN(I, D, M, 1, dgate.data(), I, A.m.data(), D, 1, g_gate, D);
+    GemmTN(I, D, M, 1, dup.data(), I, A.m.data(), D, 1, g_up, D);
+    RmsNormBackward(dm.data(), A.h.data(), W.post_norm, A.r2.data(), M, D, dh.data(), g_post);
+
+    // h = x + att Wo^T
+    dx = dh;
+    GemmNN(M, Hd, D, 1, dh.data(), D, W.wo, Hd, 0, datt.data(), Hd);
+    GemmTN(D, Hd, M, 1, dh.data(), D, A.att.data(), Hd, 1, g_o, Hd);
+
+    // attention, per sequence and query head (S = T: no cache in training)
+    std::fill(dk.begin(), dk.end(), 0.0f);
+    std::fill(dv.begin(), dv.end(), 0.0f);
+    for (int bb = 0; bb < B; ++bb)
+      for (int h = 0; h < H; ++h) {
+        const int g = h / rep;
+        const size_t qo = size_t(bb) * T * Hd + size_t(h) * d;   // [T, d] in rows of Hd
+        const size_t ko = size_t(bb) * T * KVd + size_t(g) * d;  // [T, d] in rows of KVd
+        const float* P = &A.p[(size_t(bb) * H + h) * T * T];      // [T, T]
+        GemmNT(T, T, d, 1, &datt[qo], Hd, &A.v[ko], KVd, 0, dP.data(), T);  // dP = dOut V^T
+        GemmTN(T, d, T, 1, P, T, &datt[qo], Hd, 1, &dv[ko], KVd);           // dV += P^T dOut
+        for (int t = 0; t < T; ++t) {  // dS = P * (dP - rowsum(P * dP)), in dP
+          float* dpt = &dP[size_t(t) * T];
+          const float* pt = P + size_t(t) * T;
+          double dot = 0;
+          for (int u = 0; u < T; ++u) dot += double(pt[u]) * dpt[u];
+          for (int u = 0; u < T; ++u) dpt[u] = pt[u] * (dpt[u] - static_cast<float>(dot));
+        }
+        GemmNN(T, d, T, scale, dP.data(), T, &A.k[ko], KVd, 0, &dq[qo], Hd);  // dQ = dS K
+        GemmTN(T, d, T, scale, dP.data(), T, &A.q[qo], Hd, 1, &dk[ko], KVd);  // dK += dS^T Q
+      }
+    Rope(dq.data(), M, T, H, d, cs, sn, -1);
+    Rope(dk.data(), M, T, KV, d, cs, sn, -1);
+    GemmNN(M, D, Hd, 1, dq.data(), Hd, W.wq, D, 0, dn.data(), D);
+    GemmNN(M, D, KVd, 1, dk.data(), KVd, W.wk, D, 1, dn.data(), D);
+    GemmNN(M, D, KVd, 1, dv.data(), KVd, W.wv, D, 1, dn.data(), D);
+    GemmTN(Hd, D, M, 1, dq.data(), Hd, A.n.data(), D, 1, g_q, D);
+    GemmTN(KVd, D, M, 1, dk.data(), KVd, A.n.data(), D, 1, g_k, D);
+    GemmTN(KVd, D, M, 1, dv.data(), KVd, A.n.data(), D, 1, g_v, D);
+    RmsNormBackward(dn.data(), A.x.data(), W.input_norm, A.r1.data(), M, D, dx.data(), g_in);
+  }
+  // x0 = embed[tokens]: rows of repeated tokens add up (in position order).
+  for (int t = 0; t < M; ++t) {
+    float* ge = G + embed_ + size_t(b.tokens[t]) * D;
+    const float* dxt = &dx[size_t(t) * D];
+    for (int i = 0; i < D; ++i) ge[i] += dxt[i];
+  }
+  return loss;
+}
+
+}  // namespace cb::lm_suite

@@ -1,0 +1,139 @@
+// File: suites/lm/cpu_transformer.h
+// -----------------------------------------------------------------------------
+// The fast CPU path of the transformer substrate (issue 18): the same Llama
+// decoder (and bidirectional encoder) as the fp64 reference
+// (reference/lm/transformer.h, the spec), in fp32 with every matrix product an
+// OpenBLAS sgemm over all cores: batched forward, hand-derived backward, and a
+// KV-cache prefill + decode step. Token input only (the patch/ViT variant stays
+// reference-only for now).
+//
+// Weights live in ONE flat fp32 buffer, tensor after tensor in the order of
+// their Hugging Face names (std::map order, as the reference lists them), so an
+// optimizer updates params() and grads in one loop and a checkpoint is a view.
+//
+// Attention is per (sequence, query head) on strided views of the projected
+// rows, never copied: scores = Q_h K_g^T / sqrt(d) [T, S], masked softmax,
+// out = P V_g, with g = h / (H / KV) (repeat_kv). The backward is the
+// reference's (transformer_backward.cpp) in matrix form:
+//   dV_g += P^T dOut, dP = dOut V_g^T, dS = P * (dP - rowsum(dP * P)),
+//   dQ_h = dS K_g / sqrt(d), dK_g += dS^T Q_h / sqrt(d), then RoPE transposed.
+//
+// Agreement with the fp64 reference (suites/lm/cpu_transformer_test.cpp):
+// logits, loss and every gradient tensor within kFp32Tolerance-style
+// AllClose/relative bounds named there, on fresh random weights and inputs;
+// the KV-cache decode equals a full forward pass to fp32 rounding.
+//
+// Usage:
+//   CpuTransformer model(ref_model);                    // or (config, named, arch)
+//   std::vector<float> logits = model.Forward(tokens);  // [T, V]
+//   Batch b{.tokens = ..., .targets = ..., .weights = ..., .batch = B, .seq = T};
+//   std::vector<float> grad(model.num_params());
+//   double loss = model.LossAndGrad(b, grad);            // grad overwritten
+//   CpuKvCache cache; model.Prefill(prompt, cache); model.DecodeStep(tok, cache);
+//
+// Threads: the GEMMs use OpenBLAS's thread count (openblas_set_num_threads);
+// with a fixed count the results are identical run to run. A CpuTransformer's
+// const methods may run concurrently only if OpenBLAS is single-threaded
+// (OpenBLAS's own thread pool is not re-entrant across callers).
+//
+// Errors: as the reference: std::invalid_argument with one line.
+#ifndef CB_SUITES_LM_CPU_TRANSFORMER_H_
+#define CB_SUITES_LM_CPU_TRANSFORMER_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reference/lm/transformer.h"
+
+namespace cb::lm_suite {
+
+// Where one named tensor lives in the flat buffer.
+struct ParamSlot {
+  std::string name;
+  std::vector<int64_t> shape;
+  size_t offset = 0;
+  size_t size = 0;
+};
+
+// A training batch: `batch` sequences of `seq` tokens, row-major [batch, seq];
+// targets/weights per position, as ref::lm::Targets (weight 0: not scored).
+// The loss is sum(weight * nll) / sum(weight) over the whole batch.
+struct Batch {
+  std::vector<int> tokens;      // [B, T]
+  std::vector<int> targets;     // [B, T]
+  std::vector<float> weights;   // [B, T]
+  int batch = 0;                // B
+  int seq = 0;                  // T
+};
+
+// A causal model's fp32 KV cache: per layer the rotated keys and the values of
+// every position so far, rows of all KV heads side by side, [t, KV*d] (the
+// layout the projections produce, so attention reads them in place).
+struct CpuKvCache {
+  int length = 0;
+  std::vector<std::vector<float>> keys;    // [L] -> [t, KV*d]
+  std::vector<std::vector<float>> values;  // [L] -> [t, KV*d]
+};
+
+class CpuTransformer {
+ public:
+  // Token models only (arch.Patches() is rejected); validates like the reference.
+  CpuTransformer(const ref::lm::TransformerConfig& config, const ref::lm::NamedTensors& weights,
+                 const ref::lm::Architecture& arch = {});
+  explicit CpuTransformer(const ref::lm::Transformer& reference);
+
+  const ref::lm::TransformerConfig& config() const { return config_; }
+  const ref::lm::Architecture& arch() const { return arch_; }
+  size_t num_params() const { return params_.size(); }
+  std::vector<float>& params() { return params_; }
+  const std::vector<float>& params() const { return params_; }
+  const std::vector<ParamSlot>& slots() const { return slots_; }
+  const ParamSlot& slot(const std::string& name) const;
+
+  // The weights (or any buffer of this layout, e.g. gradients) by HF name, in fp64.
+  ref::lm::NamedTensors Named(std::span<const float> flat) const;
+  ref::lm::NamedTensors ToNamedTensors() const { return Named(params_); }
+
+  // Logits [T, V] of one sequence.
+  std::vector<float> Forward(std::span<const int> tokens) const;
+  // Logits [B*T, V] of a batch (positions 0..T-1 in every sequence).
+  std::vector<float> ForwardBatch(std::span<const int> tokens, int batch, int seq) const;
+  // The batch's weighted mean cross-entropy; `grad` [num_params] receives its
+  // gradient (overwritten).
+  double LossAndGrad(const Batch& batch, std::span<float> grad) const;
+  // The loss alone (no activations kept).
+  double Loss(const Batch& batch) const;
+
+  // Causal models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
+  // and returns their logits [T, V]; DecodeStep runs one token at position
+  // cache.length and returns its logits [V].
+  std::vector<float> Prefill(std::span<const int> tokens, CpuKvCache& cache) const;
+  std::vector<float> DecodeStep(int token, CpuKvCache& cache) const;
+
+  // Per layer, the fp32 tensors a forward pass keeps for the backward pass.
+  struct LayerActs;
+  struct Acts;
+
+ private:
+  struct LayerView;  // pointers to one layer's weights in a flat buffer
+  LayerView Layer(int l, const float* base) const;
+  void CheckTokens(std::span<const int> tokens, int pos_end) const;  // ids, positions < pos_end
+  // Embeds `tokens` [B*T] and runs the blocks; logits [B*T, V]. With `acts`
+  // every layer's activations are kept; with `cache` (B = 1) positions start at
+  // cache->length and the cache is extended.
+  std::vector<float> Run(std::span<const int> tokens, int batch, int seq, Acts* acts,
+                         CpuKvCache* cache) const;
+
+  ref::lm::TransformerConfig config_;
+  ref::lm::Architecture arch_;
+  std::vector<ParamSlot> slots_;
+  std::vector<float> params_;
+  std::vector<std::vector<size_t>> layer_offsets_;  // [L][9]: LayerView's tensors
+  size_t embed_ = 0, final_norm_ = 0, head_ = 0;   // offsets (head_ = embed_ when tied)
+};
+
+}  // namespace cb::lm_suite
+
+#endif  // CB_SUITES_LM_CPU_TRANSFORMER_H_
