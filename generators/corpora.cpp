@@ -49,6 +49,13 @@ int SampleCdf(const std::vector<double>& cdf, double u) {  // u in (0, 1)
   return static_cast<int>(std::min<ptrdiff_t>(it - cdf.begin(), ptrdiff_t(cdf.size()) - 1));
 }
 
+// The mass of cell i of a cumulative table, as SampleCdf draws it.
+double CdfMass(const std::vector<double>& cdf, int i) {
+  return (cdf[i] - (i ? cdf[i - 1] : 0.0)) / cdf.back();
+}
+
+double Clamp01(double x) { return std::min(1.0, std::max(0.0, x)); }
+
 double UnitFromHash(uint64_t x) { return (double(x >> 11) + 0.5) * 0x1.0p-53; }
 
 constexpr uint64_t Stream(uint64_t role, uint64_t i) { return (role << 40) | i; }
@@ -222,8 +229,7 @@ Document Teacher::Sample(int words, uint64_t seed, uint64_t stream) const {
       if (word_before && u < p_.bigram_weight) {
         w = Successor(uint64_t(prev), topic, SampleCdf(succ_cdf_, rng.Uniform()));
       } else if (word_before && u < p_.bigram_weight + p_.trigram_weight) {
-        const uint64_t history = (uint64_t(prev2) << 32 | uint64_t(prev)) + (uint64_t{1} << 62);
-        w = Successor(history, topic, SampleCdf(succ_cdf_, rng.Uniform()));
+        w = Successor(TrigramHistory(prev2, prev), topic, SampleCdf(succ_cdf_, rng.Uniform()));
       } else {
         w = 1 + SampleCdf(topic_cdf_[topic], rng.Uniform());
       }
@@ -235,6 +241,167 @@ Document Teacher::Sample(int words, uint64_t seed, uint64_t stream) const {
     --remaining;
   }
   return doc;
+}
+
+// ---------------------------------------------------------------------------
+// Teacher: the exact predictive law (derivation in corpora.h, above Teacher)
+
+double Teacher::TopicWeight(int z) const {
+  return (pi_cdf_[z] - (z ? pi_cdf_[z - 1] : 0.0)) / pi_cdf_.back();
+}
+
+double Teacher::UnigramProb(int z, Token w) const {
+  if (w < 1 || w >= lex_.lower_end()) return 0.0;
+  const std::vector<double>& cdf = topic_cdf_[z];
+  return CdfMass(cdf, w - 1);
+}
+
+double Teacher::RankProb(int rank) const { return CdfMass(succ_cdf_, rank); }
+
+double Teacher::EntityNameProb(Token name) const {
+  const int names = lex_.entity_names();
+  if (names < 2) return 0.0;
+  const int k = name - lex_.twin_end() - p_.entity_half * (names / 2);
+  return k >= 0 && k < names / 2 ? CdfMass(entity_cdf_, k) : 0.0;
+}
+
+double Teacher::SentenceEndHazard() const {
+  const double m1 = p_.mean_sentence_words - 1;
+  return m1 > 0 ? -std::expm1(-1.0 / m1) : 1.0;
+}
+
+double Teacher::EntityRate() const {
+  return p_.entity_rate > 0 && lex_.entity_names() >= 2 ? std::min(1.0, p_.entity_rate) : 0.0;
+}
+
+void Teacher::WordProbs(const Context& ctx, Token w, std::vector<double>& out) const {
+  out.assign(p_.topics, 0.0);
+  const double e = EntityRate();
+  if (w >= lex_.twin_end()) {
+    std::fill(out.begin(), out.end(), e * EntityNameProb(w));
+    return;
+  }
+  if (w < 1 || w >= lex_.lower_end()) return;
+  const bool word_before = ctx.prev >= 1 && ctx.prev < lex_.lower_end();
+  // Sample's u < b picks the bigram, b <= u < b + t the trigram (u in (0, 1)).
+  const double b = word_before ? Clamp01(p_.bigram_weight) : 0.0;
+  const double bt =
+      word_before ? Clamp01(std::max(p_.bigram_weight, p_.bigram_weight + p_.trigram_weight)) : 0.0;
+  const uint64_t tri = TrigramHistory(ctx.prev2, ctx.prev);
+  for (int z = 0; z < p_.topics; ++z) {
+    double pz = (1 - bt) * UnigramProb(z, w);
+    if (word_before) {
+      double big = 0, trig = 0;  // every rank whose follower is w
+      for (int r = 0; r < p_.successors; ++r) {
+        if (Successor(uint64_t(ctx.prev), z, r) == w) big += RankProb(r);
+        if (Successor(tri, z, r) == w) trig += RankProb(r);
+      }
+      pz += b * big + (bt - b) * trig;
+    }
+    out[z] = (1 - e) * pz;
+  }
+}
+
+Token Teacher::Untwin(const Context& ctx, Token o) const {
+  if (o <= 0 || o >= lex_.vocab_size()) return -1;
+  if (o < lex_.lower_end()) return ctx.sentence_start && lex_.TwinOf(o) >= 0 ? -1 : o;
+  if (o < lex_.twin_end()) return ctx.sentence_start ? lex_.Lower(o) : -1;
+  return o;  // the entity block: WordProbs says whether this teacher's half
+}
+
+void Teacher::Filter(const Document& doc, int t, std::vector<double>& post, Context& ctx,
+                     std::vector<double>* logp) const {
+  const int topics = p_.topics;
+  const double q = SentenceEndHazard();
+  const double s = Clamp01(p_.topic_stay);  // P(u <= topic_stay): no redraw
+  post.resize(topics);
+  for (int z = 0; z < topics; ++z) post[z] = TopicWeight(z);  // z_0 ~ pi
+  ctx = Context{};
+  std::vector<double> pred(topics), joint(topics);  // (topics)
+  for (int i = 0; i < t; ++i) {
+    const Token o = doc[i];
+    double lp;
+    if (o == 0) {  // sentence end: no topic move, prev2 = prev, prev = 0
+      lp = ctx.sentence_start ? -INFINITY : std::log(q);
+      ctx.prev2 = ctx.prev;
+      ctx.prev = 0;
+      ctx.sentence_start = true;
+    } else {
+      for (int z = 0; z < topics; ++z) pred[z] = s * post[z] + (1 - s) * TopicWeight(z);
+      const Token w = Untwin(ctx, o);
+      double p = 0;
+      if (w >= 0) {
+        WordProbs(ctx, w, joint);
+        for (int z = 0; z < topics; ++z) p += joint[z] *= pred[z];
+      }
+      const double go_on = ctx.sentence_start ? 1.0 : 1 - q;  // no "." here
+      if (p > 0 && go_on > 0) {
+        lp = std::log(go_on) + std::log(p);
+        for (int z = 0; z < topics; ++z) post[z] = joint[z] / p;
+      } else {
+        lp = -INFINITY;
+        post = pred;
+      }
+      ctx.prev2 = ctx.prev;
+      ctx.prev = w >= 0 ? w : (o >= lex_.lower_end() && o < lex_.twin_end() ? lex_.Lower(o) : o);
+      ctx.sentence_start = false;
+    }
+    if (logp) logp->push_back(lp);
+  }
+}
+
+std::vector<double> Teacher::PredictiveLogProbs(const Document& doc) const {
+  std::vector<double> post, logp;
+  Context ctx;
+  logp.reserve(doc.size());
+  Filter(doc, int(doc.size()), post, ctx, &logp);
+  return logp;
+}
+
+std::vector<double> Teacher::NextTokenDistribution(const Document& doc, int t) const {
+  if (t < 0 || t > int(doc.size())) throw std::out_of_range("Teacher::NextTokenDistribution: t");
+  std::vector<double> post;
+  Context ctx;
+  Filter(doc, t, post, ctx, nullptr);
+  const int V = lex_.vocab_size(), lower_end = lex_.lower_end();
+  const double s = Clamp01(p_.topic_stay), e = EntityRate(), q = SentenceEndHazard();
+  const bool word_before = ctx.prev >= 1 && ctx.prev < lower_end;
+  const double b = word_before ? Clamp01(p_.bigram_weight) : 0.0;
+  const double bt =
+      word_before ? Clamp01(std::max(p_.bigram_weight, p_.bigram_weight + p_.trigram_weight)) : 0.0;
+  const uint64_t tri = TrigramHistory(ctx.prev2, ctx.prev);
+  std::vector<double> word(V, 0.0);  // (V) p(untwinned w | prefix, a word step)
+  for (Token name = lex_.twin_end(); name < V; ++name) word[name] = e * EntityNameProb(name);
+  for (int z = 0; z < p_.topics; ++z) {
+    const double wz = (1 - e) * (s * post[z] + (1 - s) * TopicWeight(z));
+    for (Token w = 1; w < lower_end; ++w) word[w] += wz * (1 - bt) * UnigramProb(z, w);
+    if (!word_before) continue;
+    for (int r = 0; r < p_.successors; ++r) {
+      word[Successor(uint64_t(ctx.prev), z, r)] += wz * b * RankProb(r);
+      word[Successor(tri, z, r)] += wz * (bt - b) * RankProb(r);
+    }
+  }
+  std::vector<double> out(V, 0.0);  // (V)
+  if (ctx.sentence_start) {  // no "."; a word with a twin shows as its twin
+    for (Token w = 1; w < V; ++w) {
+      const Token shown = w < lower_end && lex_.TwinOf(w) >= 0 ? lex_.TwinOf(w) : w;
+      out[shown] += word[w];
+    }
+  } else {
+    out[0] = q;
+    for (Token w = 1; w < V; ++w) out[w] = (1 - q) * word[w];
+  }
+  return out;
+}
+
+double Teacher::MeanPredictiveLogLoss(const std::vector<Document>& docs) const {
+  double total = 0;
+  int64_t tokens = 0;
+  for (const Document& d : docs) {
+    for (double lp : PredictiveLogProbs(d)) total -= lp;
+    tokens += int64_t(d.size());
+  }
+  return tokens ? total / double(tokens) : 0.0;
 }
 
 // ---------------------------------------------------------------------------
@@ -287,26 +454,31 @@ std::string MiaCorpus::SplitName() const {
   return buf;
 }
 
+MiaTeacherParams MiaTeachers(const CorpusParams& p) {
+  MiaTeacherParams t;
+  const uint64_t structure = Mix(p.seed ^ 0x5eed);
+  t.base.seed = structure;
+  t.base.zipf_exponent = p.zipf_exponent;
+  t.drift = t.base;  // same language, re-weighted topics, entity names
+  t.drift.entity_rate = p.drift_entity_rate;
+  t.drift.entity_half = 0;
+  for (int z = 0; z < t.drift.topics; ++z) t.drift.topic_weights.push_back(std::exp(-0.6 * z));
+  // another language: other topic structure and successors
+  t.ood.seed = Mix(structure ^ 0x00D);
+  t.ood.zipf_exponent = p.zipf_exponent;
+  t.ood.entity_rate = p.ood_entity_rate;
+  t.ood.entity_half = 1;
+  return t;
+}
+
 MiaCorpus MakeMiaCorpus(const CorpusParams& p) {
   if (p.background_docs < 1 || p.background_words < 2 || p.per_class < 1 || p.member_repeats < 1 ||
       p.length < 2 || p.ngram_n < 1 || p.ngram_n > 200 || p.aux_docs < 1 || p.ood_docs < 1) {
     throw std::invalid_argument("MakeMiaCorpus: sizes must be >= 1 (length >= 2, ngram_n <= 200)");
   }
   MiaCorpus c{p, Lexicon(p.vocab_size, p.capitalized_fraction, p.entity_tokens), {}, {}, {}, {}, {}, 0, {}};
-  const uint64_t structure = Mix(p.seed ^ 0x5eed);
-  TeacherParams base;
-  base.seed = structure;
-  base.zipf_exponent = p.zipf_exponent;
-  TeacherParams drift = base;  // same language, re-weighted topics, entity names
-  drift.entity_rate = p.drift_entity_rate;
-  drift.entity_half = 0;
-  for (int z = 0; z < drift.topics; ++z) drift.topic_weights.push_back(std::exp(-0.6 * z));
-  TeacherParams ood;  // another language: other topic structure and successors
-  ood.seed = Mix(structure ^ 0x00D);
-  ood.zipf_exponent = p.zipf_exponent;
-  ood.entity_rate = p.ood_entity_rate;
-  ood.entity_half = 1;
-  const Teacher base_t(c.lexicon, base), drift_t(c.lexicon, drift), ood_t(c.lexicon, ood);
+  const MiaTeacherParams tp = MiaTeachers(p);
+  const Teacher base_t(c.lexicon, tp.base), drift_t(c.lexicon, tp.drift), ood_t(c.lexicon, tp.ood);
 
   const bool mimir = p.kind == SplitKind::kMimir;
   auto words = [&](uint64_t role, uint64_t i) {

@@ -17,6 +17,8 @@
 //             starts with the word's Capitalised or ALL-CAPS twin when it has one.
 //             With prob entity_rate a word is an "entity" name instead
 //             (Capitalised, Zipf over the teacher's half of the entity block).
+//             Teacher also scores text exactly (PredictiveLogProbs: forward
+//             filtering over the topic), the Bayes limit of a model of its text.
 //   Lexicon   V = vocab_size tokens: 0 = ".", then lowercase words, then the
 //             mixed-case twins of the most frequent capitalized_fraction of
 //             them, then the entity block (Capitalised names and their
@@ -105,15 +107,89 @@ struct TeacherParams {
   std::vector<double> topic_weights;  // pi (topics); empty = uniform
 };
 
-// Draws documents from one teacher.
+// Draws documents from one teacher, and scores them exactly under it.
+//
+// The exact predictive law (PredictiveLogProbs and friends) is read off
+// Sample() step by step. The hidden state is the topic z; everything else
+// (prev, prev2, "at a sentence start") is a function of the observed prefix.
+//   - start: z_0 ~ pi. A "." step leaves z alone; a word step first moves it,
+//     T(z -> z') = s [z' = z] + (1 - s) pi(z'), s = topic_stay (a redraw may
+//     return z), then emits.
+//   - sentence law: L = 1 + floor(E (m - 1)), E ~ Exp(1), m =
+//     mean_sentence_words; P(L > k | L >= k) = exp(-1 / (m - 1)) for every
+//     k >= 1, so after k >= 1 words "." comes with the constant hazard
+//     q = 1 - exp(-1 / (m - 1)) (q = 1 when m = 1), and the first word of a
+//     sentence (the document's too) is never ".".
+//   - word w given z: with prob e = entity_rate (0 unless names >= 2) an
+//     entity name (Zipf over the teacher's half); else, when prev is a
+//     lowercase word, with prob b = bigram_weight a follower
+//     Successor(prev, z, r), with prob t = trigram_weight a follower
+//     Successor(TrigramHistory(prev2, prev), z, r), r ~ RankProb (all ranks
+//     that hit w count: followers collide); else (and always when prev is ".",
+//     an entity or the document start) w ~ UnigramProb(z, .).
+//   - observed token: TwinOf(w) at a sentence start when w has a twin, else w;
+//     so at a sentence start a lowercase word with a twin has probability 0
+//     (its twin carries the mass), elsewhere a twin has probability 0.
+//   - prev/prev2 hold the untwinned w; a "." sets prev2 = prev, prev = 0 (that
+//     prev2 is never read: the next word has no follower branch, as prev = 0,
+//     and its step sets prev2 = 0, so after ". w" the trigram history is (0, w)).
+// The filter is normalised every step (fp64), so any length is safe.
 class Teacher {
  public:
+  // REQUIRES: lexicon outlives the teacher.
   Teacher(const Lexicon& lexicon, TeacherParams params);
   // A document of exactly `words` tokens from Rng(seed, stream).
   Document Sample(int words, uint64_t seed, uint64_t stream) const;
 
- private:
+  // log p(doc[t] | doc[<t]) under this teacher, for every t [doc.size()]
+  // (exact: forward filtering over the hidden topic; the sentence-length law
+  // is memoryless, so the only other state is "at a sentence start or not").
+  // A token the teacher cannot emit there gets -inf, and the filter then
+  // carries its topic prediction on unchanged (the impossible token is
+  // treated as carrying no topic evidence).
+  std::vector<double> PredictiveLogProbs(const Document& doc) const;
+  // The full next-token distribution p(. | doc[<t]) [V] (sums to 1), for tests
+  // and for comparing a model's distribution.
+  // REQUIRES: 0 <= t <= doc.size() (std::out_of_range otherwise).
+  std::vector<double> NextTokenDistribution(const Document& doc, int t) const;
+  // The Bayes limit of a model trained on this teacher's text: the mean of
+  // -PredictiveLogProbs over every token of every document, in nats/token
+  // (0 when there are no tokens; +inf if some token is impossible).
+  double MeanPredictiveLogLoss(const std::vector<Document>& docs) const;
+
+  // The model's tables (what Sample draws from), for exact checks.
+  const TeacherParams& params() const { return p_; }
+  const Lexicon& lexicon() const { return lex_; }
+  double TopicWeight(int z) const;             // pi(z), normalised
+  double UnigramProb(int z, Token w) const;    // topic z's unigram, lowercase w (0 elsewhere)
+  double RankProb(int rank) const;             // P(follower rank r), r in [0, successors)
+  double EntityNameProb(Token name) const;     // P(name | entity branch) (0 outside the half)
+  // The follower of rank `rank` of `history` (prev, or TrigramHistory) under topic z.
   Token Successor(uint64_t history, int topic, int rank) const;
+  static uint64_t TrigramHistory(Token prev2, Token prev) {
+    return (uint64_t(prev2) << 32 | uint64_t(prev)) + (uint64_t{1} << 62);
+  }
+
+ private:
+  // The observed-prefix state of the sampler: the untwinned previous two words
+  // (0 = "." or the document start) and whether a sentence is starting.
+  struct Context {
+    Token prev = 0, prev2 = 0;
+    bool sentence_start = true;
+  };
+  // P(untwinned word w | topic z, ctx) for every z, written to out [topics].
+  void WordProbs(const Context& ctx, Token w, std::vector<double>& out) const;
+  // The untwinned word behind observed token o at ctx, or -1 when no word step
+  // can emit o there.
+  Token Untwin(const Context& ctx, Token o) const;
+  // Runs the filter over doc[0, t): leaves in post the topic posterior after
+  // the last word step (before the next transition), in ctx the state, and
+  // appends the log-probabilities to logp when it is non-null.
+  void Filter(const Document& doc, int t, std::vector<double>& post, Context& ctx,
+              std::vector<double>* logp) const;
+  double SentenceEndHazard() const;  // q
+  double EntityRate() const;         // e, 0 when the lexicon has < 2 names
+
   const Lexicon& lex_;
   TeacherParams p_;
   std::vector<std::vector<double>> topic_cdf_;  // (topics, lower words) cumulative
@@ -143,6 +219,14 @@ struct CorpusParams {
   double ood_entity_rate = 0.03;
   double zipf_exponent = 1.05;      // of every teacher's word frequencies
 };
+
+// The three teachers of MakeMiaCorpus(p): base (background, members, MIMIR
+// non-members), drift (WikiMIA non-members and their FSD auxiliary set) and ood
+// (the out-of-domain set); all on the lexicon of p.
+struct MiaTeacherParams {
+  TeacherParams base, drift, ood;
+};
+MiaTeacherParams MiaTeachers(const CorpusParams& p);
 
 // Canonical "key=value;..." of the params (fixed key order, %.17g doubles).
 std::string CanonicalParams(const CorpusParams& p);
