@@ -352,12 +352,62 @@ std::vector<float> CpuTransformer::Prefill(std::span<const int> tokens, CpuKvCac
   return Run(tokens, 1, static_cast<int>(tokens.size()), nullptr, &cache);
 }
 
+// The fused decode step: the same math as Run() at T = 1, as matrix-vector
+// products on the cache in place (no [T, S] buffers, no activations kept).
 std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) const {
   if (!arch_.causal) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
   if (cache.length == 0 || static_cast<int>(cache.keys.size()) != config_.num_hidden_layers)
     throw std::invalid_argument("cpu transformer: DecodeStep before Prefill");
+  const ref::TransformerConfig& c = config_;
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
+  const int Hd = H * d, KVd = KV * d, pos = cache.length, S = pos + 1;
   const int tok[1] = {token};
-  return Run(tok, 1, 1, nullptr, &cache);
+  CheckTokens(tok, S);
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<float> cs, sn;
+  RopeTables(pos, 1, d, c.rope_theta, cs, sn);
+  auto matvec = [](const float* W, int out, int in, const float* x, float beta, float* y) {
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, W, in, x, 1, beta, y, 1);  // y = W x
+  };
+  std::vector<float> x(&params_[embed_ + size_t(token) * D], &params_[embed_ + size_t(token) * D] + D);
+  std::vector<float> n(D), q(Hd), k(KVd), v(KVd), p(S), att(Hd), gate(I), up(I);
+  float r;
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    const LayerView W = Layer(l, params_.data());
+    RmsNorm(x.data(), W.input_norm, 1, D, c.rms_norm_eps, n.data(), &r);
+    matvec(W.wq, Hd, D, n.data(), 0, q.data());
+    matvec(W.wk, KVd, D, n.data(), 0, k.data());
+    matvec(W.wv, KVd, D, n.data(), 0, v.data());
+    Rope(q.data(), 1, 1, H, d, cs, sn, +1);
+    Rope(k.data(), 1, 1, KV, d, cs, sn, +1);
+    std::vector<float>& K = cache.keys[l];  // [S, KVd]
+    std::vector<float>& Vc = cache.values[l];
+    K.insert(K.end(), k.begin(), k.end());
+    Vc.insert(Vc.end(), v.begin(), v.end());
+    for (int h = 0; h < H; ++h) {
+      const int g = h / rep;
+      // p [S] = K_g q_h * scale; softmax; att_h [d] = V_g^T p
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, S, d, scale, K.data() + size_t(g) * d, KVd,
+                  &q[size_t(h) * d], 1, 0.0f, p.data(), 1);
+      const float mx = *std::max_element(p.begin(), p.end());
+      float z = 0;
+      for (float& pu : p) z += (pu = std::exp(pu - mx));
+      cblas_sgemv(CblasRowMajor, CblasTrans, S, d, 1.0f / z, Vc.data() + size_t(g) * d, KVd,
+                  p.data(), 1, 0.0f, &att[size_t(h) * d], 1);
+    }
+    matvec(W.wo, D, Hd, att.data(), 1, x.data());  // x = h = x + Wo att
+    RmsNorm(x.data(), W.post_norm, 1, D, c.rms_norm_eps, n.data(), &r);
+    matvec(W.w_gate, I, D, n.data(), 0, gate.data());
+    matvec(W.w_up, I, D, n.data(), 0, up.data());
+    for (int j = 0; j < I; ++j) gate[j] = gate[j] * Sigmoid(gate[j]) * up[j];
+    matvec(W.w_down, D, I, gate.data(), 1, x.data());
+  }
+  cache.length = S;
+  RmsNorm(x.data(), &params_[final_norm_], 1, D, c.rms_norm_eps, n.data(), &r);
+  std::vector<float> logits(V);
+  matvec(&params_[head_], V, D, n.data(), 0, logits.data());
+  return logits;
 }
 
 namespace {
