@@ -3,7 +3,10 @@
 // `claimbench lm score --checkpoint DIR --ids FILE.jsonl [--stats] [--out F]`:
 // per-token log-probabilities of token-id sequences under a Hugging Face
 // Llama-family checkpoint (ours or a user's: reference/lm/hf_checkpoint.h),
-// computed by the fp64 reference forward pass (reference/lm/transformer.h).
+// computed by the fp32 CPU path (--backend cpu, suites/lm/cpu_transformer.h)
+// or the fp64 reference forward pass (--backend reference,
+// reference/lm/transformer.h). Either way the log-softmax and the moments are
+// formed in fp64 from the logits.
 //
 // Output: JSON Lines, one object per input sequence, in input order:
 //   {"line": 3, "ids": [...], "logprobs": [...]}
@@ -17,13 +20,14 @@
 // is written atomically, so an interrupted or failed run leaves no partial
 // file. Exit 3 with one line on bad input.
 //
-// --backend cuda is refused for now: the CUDA forward of issue 18 has not
-// landed, and a silent fallback to the CPU would mislabel timings.
+// --backend cuda is refused where the build has no CUDA path: a silent
+// fallback to the CPU would mislabel timings.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +40,8 @@
 #include "reference/lm/hf_checkpoint.h"
 #include "reference/lm/token_ids.h"
 #include "reference/lm/transformer.h"
+#include "suites/lm/cpu_transformer.h"
+#include "suites/lm/lm_generate.h"
 
 namespace cb::lm_suite {
 namespace {
@@ -51,15 +57,13 @@ struct ScoreOptions {
   bool stats = false;
 };
 
-// One sequence's output object.
-nlohmann::json ScoreSequence(const ref::Transformer& model, const std::vector<int>& ids, int line,
-                             bool stats) {
-  const int V = model.config().vocab_size;
-  const ref::Tensor logits = model.Forward(ids);  // [T, V]
+// One sequence's output object from its logits [T, V].
+nlohmann::json ScoreSequence(const std::vector<double>& logits, int V, const std::vector<int>& ids,
+                             int line, bool stats) {
   nlohmann::json logprobs = nlohmann::json::array(), mu = nlohmann::json::array(),
                  sigma = nlohmann::json::array();
   for (size_t t = 0; t + 1 < ids.size(); ++t) {
-    const double* row = logits.data.data() + t * V;  // [V]
+    const double* row = logits.data() + t * V;  // [V]
     const double m = *std::max_element(row, row + V);
     double z = 0;
     for (int v = 0; v < V; ++v) z += std::exp(row[v] - m);
@@ -86,9 +90,9 @@ nlohmann::json ScoreSequence(const ref::Transformer& model, const std::vector<in
 }
 
 int RunScore(const ScoreOptions& o) {
-  if (o.backend != "cpu") {
+  if (o.backend != "cpu" && o.backend != "reference") {
     throw UsageError("lm score --backend " + o.backend +
-                     ": only cpu (the fp64 reference) is available; the CUDA forward has not landed");
+                     ": expected cpu (fp32) or reference (fp64); this build has no CUDA path for lm");
   }
   ref::HfCheckpoint ck;
   try {
@@ -118,13 +122,23 @@ int RunScore(const ScoreOptions& o) {
                        "max_position_embeddings " + std::to_string(ck.config.max_position_embeddings));
     }
   }
-  const ref::Transformer model(ck.config, ck.tensors);
+  const ref::Transformer reference(ck.config, ck.tensors);
+  std::optional<CpuTransformer> fast;
+  if (o.backend == "cpu") fast.emplace(reference);
+  const int V = ck.config.vocab_size;
 
   std::ostringstream out;
   cb::harness::ProgressBar bar(static_cast<int>(seqs.size()));
   for (size_t i = 0; i < seqs.size(); ++i) {
     bar.Update(static_cast<int>(i), 0, "sequence " + std::to_string(i + 1));
-    out << ScoreSequence(model, seqs[i], lines.at(i), o.stats).dump() << "\n";
+    std::vector<double> logits;  // [T, V]
+    if (fast) {
+      const std::vector<float> f = fast->Forward(seqs[i]);
+      logits.assign(f.begin(), f.end());
+    } else {
+      logits = reference.Forward(seqs[i]).data;
+    }
+    out << ScoreSequence(logits, V, seqs[i], lines.at(i), o.stats).dump() << "\n";
   }
   bar.Clear();
   if (o.out.empty()) {
@@ -137,7 +151,7 @@ int RunScore(const ScoreOptions& o) {
 
 void AddLmCommand(CLI::App& app, const cb::cli::CommandLine&, int* exit_code) {
   auto o = std::make_shared<ScoreOptions>();
-  CLI::App* lm = app.add_subcommand("lm", "The transformer substrate: score token ids with a checkpoint");
+  CLI::App* lm = app.add_subcommand("lm", "The transformer substrate: score token ids or generate with a checkpoint");
   lm->require_subcommand(1);
   CLI::App* score = lm->add_subcommand(
       "score", "Per-token log-probabilities (JSON Lines) of token-id sequences under a Llama checkpoint");
@@ -146,9 +160,11 @@ void AddLmCommand(CLI::App& app, const cb::cli::CommandLine&, int* exit_code) {
       ->required();
   score->add_option("--ids", o->ids, "JSON Lines, one {\"ids\": [...]} per sequence")->required();
   score->add_flag("--stats", o->stats, "Also the full-vocabulary mu and sigma of log p (Min-K%++)");
-  score->add_option("--backend", o->backend, "cpu (the fp64 reference)")->capture_default_str();
+  score->add_option("--backend", o->backend, "cpu (fp32, OpenBLAS) or reference (fp64)")
+      ->capture_default_str();
   score->add_option("--out", o->out, "Write here (atomically) instead of stdout");
   score->callback([o, exit_code] { *exit_code = RunScore(*o); });
+  AddGenerateSubcommand(lm, exit_code);
 }
 
 }  // namespace

@@ -1,0 +1,248 @@
+// File: suites/lm/cpu_transformer_test.cpp
+// -----------------------------------------------------------------------------
+// The fp32 CPU transformer (cpu_transformer.h) against the fp64 reference, on
+// fresh random weights and tokens every run: logits, the batch loss, every
+// gradient tensor (decoder tied and untied, encoder with masked targets), the
+// KV-cache decode against recomputation, and the one-line errors.
+#include "suites/lm/cpu_transformer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fixtures/fresh_seed.h"
+#include "fixtures/tolerance.h"
+#include "harness/random.h"
+#include "reference/lm/transformer.h"
+
+namespace cb::lm_suite {
+namespace {
+
+namespace ref = cb::ref::lm;
+using cb::testing::AllClose;
+
+// Named tolerances of the fp32 path against fp64 (D = 32, two layers, weights
+// ~ N(0, 0.2^2)): fp32 rounding of sums of <= 48 terms is ~1e-6 relative.
+constexpr double kLogitAtol = 2e-5, kLogitRtol = 1e-4;
+// Per tensor: max |g - g_ref| / max |g_ref| (the infinity-norm relative error).
+constexpr double kGradRel = 2e-4;
+
+ref::TransformerConfig Small(bool tied) {
+  ref::TransformerConfig c;
+  c.vocab_size = 37;
+  c.hidden_size = 32;
+  c.intermediate_size = 48;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.head_dim = 6;  // H*d = 24 != D: q_proj and o_proj are not square
+  c.max_position_embeddings = 64;
+  c.rms_norm_eps = 1e-5;
+  c.rope_theta = 500.0;
+  c.tie_word_embeddings = tied;
+  return c;
+}
+
+std::vector<int> RandomTokens(cb::harness::Rng& rng, int n, int vocab) {
+  std::vector<int> t(n);
+  for (int& x : t) x = static_cast<int>(rng.UniformInt(0, vocab - 1));
+  return t;
+}
+
+// The infinity-norm relative error of every gradient tensor; the worst one.
+double WorstGradError(const ref::NamedTensors& got, const ref::NamedTensors& want,
+                      std::string* worst_name) {
+  double worst = 0;
+  for (const auto& [name, w] : want) {
+    const ref::Tensor& g = got.at(name);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < w.data.size(); ++i) {
+      num = std::max(num, std::abs(g.data[i] - w.data[i]));
+      den = std::max(den, std::abs(w.data[i]));
+    }
+    const double e = num / std::max(den, 1e-12);
+    if (e > worst) {
+      worst = e;
+      *worst_name = name;
+    }
+  }
+  return worst;
+}
+
+TEST(CpuTransformer, LogitsMatchTheReference) {
+  CB_FRESH_SEED(seed);
+  for (bool tied : {false, true}) {
+    const ref::Transformer r = ref::RandomInit(Small(tied), seed, 0.2);
+    const CpuTransformer fast(r);
+    cb::harness::Rng rng(seed, 1);
+    const std::vector<int> tokens = RandomTokens(rng, 19, 37);
+    EXPECT_TRUE(AllClose(std::span<const float>(fast.Forward(tokens)), r.Forward(tokens).data,
+                         kLogitAtol, kLogitRtol))
+        << "tied=" << tied;
+  }
+}
+
+TEST(CpuTransformer, BatchRowsEqualSingleSequences) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
+  const CpuTransformer fast(r);
+  cb::harness::Rng rng(seed, 1);
+  const int B = 3, T = 10, V = 37;
+  const std::vector<int> tokens = RandomTokens(rng, B * T, V);
+  const std::vector<float> batch = fast.ForwardBatch(tokens, B, T);
+  for (int b = 0; b < B; ++b) {
+    const std::span<const int> seq(tokens.data() + b * T, T);
+    const std::vector<double> want = r.Forward(seq).data;
+    EXPECT_TRUE(AllClose(std::span<const float>(batch).subspan(size_t(b) * T * V, size_t(T) * V),
+                         want, kLogitAtol, kLogitRtol))
+        << "sequence " << b;
+  }
+}
+
+// grad of sum_b W_b loss_b / W over the batch, from the reference's
+// per-sequence (per-sequence normalised) losses and gradients.
+ref::LossAndGrad ReferenceBatch(const ref::Transformer& r, const Batch& b) {
+  ref::LossAndGrad total;
+  double wsum = 0;
+  for (float w : b.weights) wsum += w;
+  for (int s = 0; s < b.batch; ++s) {
+    ref::Targets tg;
+    double ws = 0;
+    for (int t = 0; t < b.seq; ++t) {
+      tg.target.push_back(b.targets[s * b.seq + t]);
+      tg.weight.push_back(b.weights[s * b.seq + t]);
+      ws += b.weights[s * b.seq + t];
+    }
+    if (ws == 0) continue;
+    const ref::LossAndGrad lg =
+        r.Backward(std::span<const int>(b.tokens.data() + s * b.seq, b.seq), tg);
+    total.loss += ws / wsum * lg.loss;
+    for (const auto& [name, g] : lg.grads) {
+      ref::Tensor& acc = total.grads[name];
+      if (acc.data.empty()) acc = ref::Tensor{g.shape, std::vector<double>(g.data.size(), 0.0)};
+      for (size_t i = 0; i < g.data.size(); ++i) acc.data[i] += ws / wsum * g.data[i];
+    }
+  }
+  return total;
+}
+
+// Causal next-token batches (tied and untied) and a masked-LM encoder batch
+// with fractional weights.
+TEST(CpuTransformer, GradientsMatchTheReference) {
+  CB_FRESH_SEED(seed);
+  struct Case {
+    const char* name;
+    bool tied, causal;
+  };
+  for (const Case& k : {Case{"decoder untied", false, true}, Case{"decoder tied", true, true},
+                        Case{"encoder", false, false}}) {
+    ref::Architecture arch;
+    arch.causal = k.causal;
+    const ref::Transformer r = ref::RandomInit(Small(k.tied), seed, 0.2, arch);
+    const CpuTransformer fast(r);
+    cb::harness::Rng rng(seed, 2);
+    Batch b;
+    b.batch = 3;
+    b.seq = 9;
+    b.tokens = RandomTokens(rng, b.batch * b.seq, 37);
+    b.targets = RandomTokens(rng, b.batch * b.seq, 37);
+    for (int i = 0; i < b.batch * b.seq; ++i)
+      b.weights.push_back(k.causal ? (i % b.seq == b.seq - 1 ? 0.0f : 1.0f)
+                                   : (rng.Uniform() < 0.4 ? 0.5f + float(rng.Uniform()) : 0.0f));
+    b.weights[1] = 1.0f;  // never all zero
+    const ref::LossAndGrad want = ReferenceBatch(r, b);
+    std::vector<float> grad(fast.num_params(), -1.0f);  // poisoned: must be overwritten
+    const double loss = fast.LossAndGrad(b, grad);
+    EXPECT_NEAR(loss, want.loss, 1e-5 * std::abs(want.loss)) << k.name;
+    EXPECT_NEAR(fast.Loss(b), loss, 1e-6 * std::abs(loss)) << k.name;
+    std::string worst;
+    const double e = WorstGradError(fast.Named(grad), want.grads, &worst);
+    EXPECT_LE(e, kGradRel) << k.name << ": worst tensor " << worst;
+  }
+}
+
+TEST(CpuTransformer, KvCacheDecodeEqualsRecomputation) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
+  const CpuTransformer fast(r);
+  cb::harness::Rng rng(seed, 3);
+  const int T = 24, V = 37, prompt = 5;
+  const std::vector<int> tokens = RandomTokens(rng, T, V);
+  const std::vector<float> full = fast.Forward(tokens);  // [T, V]
+  CpuKvCache cache;
+  const std::vector<float> pre = fast.Prefill(std::span<const int>(tokens).first(prompt), cache);
+  EXPECT_TRUE(AllClose(std::span<const float>(pre), cb::testing::WidenToDouble(
+                           std::span<const float>(full).first(size_t(prompt) * V)), 1e-5, 1e-5));
+  for (int t = prompt; t < T; ++t) {
+    const std::vector<float> step = fast.DecodeStep(tokens[t], cache);
+    EXPECT_TRUE(AllClose(std::span<const float>(step),
+                         cb::testing::WidenToDouble(
+                             std::span<const float>(full).subspan(size_t(t) * V, V)),
+                         1e-5, 1e-5))
+        << "position " << t;
+  }
+  EXPECT_EQ(cache.length, T);
+  ASSERT_EQ(cache.keys.size(), 2u);
+  EXPECT_EQ(cache.keys[0].size(), size_t(T) * 2 * 6);
+}
+
+TEST(CpuTransformer, NamedWeightsRoundTrip) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(true), seed, 0.2);
+  const CpuTransformer fast(r);
+  const ref::NamedTensors got = fast.ToNamedTensors();
+  const ref::NamedTensors want = r.ToNamedTensors();
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, t] : want) {
+    ASSERT_EQ(got.at(name).shape, t.shape) << name;
+    for (size_t i = 0; i < t.data.size(); ++i)
+      ASSERT_EQ(got.at(name).data[i], static_cast<double>(static_cast<float>(t.data[i]))) << name;
+  }
+  EXPECT_FALSE(got.count("lm_head.weight"));  // tied
+}
+
+TEST(CpuTransformer, BadInputIsRejectedWithOneLine) {
+  const ref::Transformer r = ref::RandomInit(Small(false), 5, 0.2);
+  const CpuTransformer fast(r);
+  auto message = [](auto fn) {
+    try {
+      fn();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_NE(message([&] { fast.Forward(std::vector<int>{1, 37}); }).find("token id 37"),
+            std::string::npos);
+  EXPECT_NE(message([&] { fast.Forward(std::vector<int>(65, 1)); }).find("max_position_embeddings"),
+            std::string::npos);
+  Batch b{.tokens = {1, 2, 3}, .targets = {1, 2}, .weights = {1, 1, 1}, .batch = 1, .seq = 3};
+  std::vector<float> grad(fast.num_params());
+  EXPECT_NE(message([&] { fast.LossAndGrad(b, grad); }).find("batch x seq"), std::string::npos);
+  b.targets = {1, 2, 3};
+  std::vector<float> short_grad(3);
+  EXPECT_NE(message([&] { fast.LossAndGrad(b, short_grad); }).find("gradient buffer"),
+            std::string::npos);
+  b.weights = {0, 0, 0};
+  EXPECT_NE(message([&] { fast.Loss(b); }).find("all weights are zero"), std::string::npos);
+  CpuKvCache cache;
+  EXPECT_NE(message([&] { fast.DecodeStep(1, cache); }).find("before Prefill"), std::string::npos);
+  ref::Architecture vit;
+  vit.causal = false;
+  vit.patch_size = 2;
+  vit.num_channels = 1;
+  vit.image_height = 2;
+  vit.image_width = 2;
+  vit.num_labels = 2;
+  EXPECT_NE(message([&] { CpuTransformer(ref::RandomInit(Small(false), 1, 0.2, vit)); })
+                .find("reference-only"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::lm_suite
