@@ -87,6 +87,42 @@ TEST_F(LmCliTest, ScoreEqualsTheOraclesLogSoftmax) {
   }
 }
 
+// A user's checkpoint into a method: `lm score --format mia` writes the
+// statistics file that `eval mia` reads (Min-K%++ needs mu and sigma), and
+// the label and text of each input line come through.
+TEST_F(LmCliTest, ScoreFeedsEvalMia) {
+  std::string text;
+  for (int i = 0; i < 12; ++i) {
+    nlohmann::json line = {{"ids", nlohmann::json::array()}, {"label", i % 2}, {"text", "t" + std::to_string(i)}};
+    for (int t = 0; t < 6 + i % 3; ++t) line["ids"].push_back((7 * i + 3 * t) % 32);
+    text += line.dump() + "\n";
+  }
+  Write("labelled.jsonl", text);
+  const Output s = Run({"lm", "score", "--checkpoint", Checkpoint(), "--ids", "labelled.jsonl",
+                        "--format", "mia", "--out", "stats.jsonl"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::istringstream lines(ReadFile(dir_ / "stats.jsonl"));
+  std::string first;
+  ASSERT_TRUE(std::getline(lines, first));
+  const nlohmann::json j = nlohmann::json::parse(first);
+  EXPECT_EQ(j.at("label"), 0);
+  EXPECT_EQ(j.at("text"), "t0");
+  EXPECT_EQ(j.at("ll").size(), 5u);
+  EXPECT_EQ(j.at("mu").size(), 5u);
+  EXPECT_FALSE(j.contains("ids"));
+  const Output e = Run({"eval", "mia", "--stats", "stats.jsonl", "--json", "--ledger", "l.db"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("\"minkpp_0.2\""), std::string::npos) << e.out.substr(0, 400);
+  EXPECT_NE(e.out.find("\"zlib\""), std::string::npos);  // the text came through
+
+  Write("unlabelled.jsonl", "{\"ids\": [1, 2, 3]}\n");
+  const Output bad = Run({"lm", "score", "--checkpoint", Checkpoint(), "--ids", "unlabelled.jsonl",
+                          "--format", "mia", "--out", "x.jsonl"});
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("unlabelled.jsonl:1"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.jsonl"));
+}
+
 TEST_F(LmCliTest, BadInputIsOneLineAndWritesNothing) {
   Write("ok.jsonl", "{\"ids\": [1, 2, 3]}\n");
   Write("oov.jsonl", "{\"ids\": [1, 2]}\n{\"ids\": [5, 32]}\n");  // vocab_size is 32

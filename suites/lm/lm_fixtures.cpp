@@ -13,6 +13,9 @@ namespace fs = std::filesystem;
 
 std::string LmFixturesDir() {
   if (const char* env = std::getenv(kLmFixturesEnv); env != nullptr && *env != '\0') return env;
+  // A relocated test binary (the GPU bundle) names its fixtures folder so.
+  if (const char* env = std::getenv("CB_FIXTURES_DIR"); env != nullptr && *env != '\0')
+    return (fs::path(env) / "lm").string();
   std::error_code ec;
   fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
   for (; !ec && !dir.empty(); dir = dir.parent_path()) {

@@ -2,7 +2,8 @@
 // -----------------------------------------------------------------------------
 // Where the `claimbench` binary finds the substrate's shipped models at run
 // time (fixtures/lm: draft/, target/, oracle/): $CLAIMBENCH_LM_FIXTURES when
-// set, else the first <ancestor>/fixtures/lm that holds draft/config.json,
+// set, else $CB_FIXTURES_DIR/lm when that is set (a relocated test binary),
+// else the first <ancestor>/fixtures/lm that holds draft/config.json,
 // walking up from the running binary's folder (an in-tree build:
 // build/<preset>/claimbench -> fixtures/lm). Claims that need a model report
 // UNMEASURABLE with MissingLmFixtures()'s reason when neither exists.

@@ -20,6 +20,11 @@
 // is written atomically, so an interrupted or failed run leaves no partial
 // file. Exit 3 with one line on bad input.
 //
+// --format mia writes instead the statistics file of `claimbench eval mia`
+// (suites/mia/README.md): {"label", "ll", "mu", "sigma"} per line, plus
+// "text" when the input line has one; every input line must carry "label"
+// (0 or 1). So a user's checkpoint goes straight into Min-K%++ and friends.
+//
 // --backend cuda is refused where the build has no CUDA path: a silent
 // fallback to the CPU would mislabel timings.
 #include <algorithm>
@@ -54,6 +59,7 @@ struct ScoreOptions {
   std::string ids;
   std::string backend = "cpu";
   std::string out;
+  std::string format = "scores";
   bool stats = false;
 };
 
@@ -106,13 +112,27 @@ int RunScore(const ScoreOptions& o) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  // Line numbers of the non-blank lines, for messages and the output.
+  if (o.format != "scores" && o.format != "mia")
+    throw UsageError("lm score --format " + o.format + ": expected scores or mia");
+  // Line numbers of the non-blank lines, for messages and the output; with
+  // --format mia also each line's label (and text, when given).
   std::vector<int> lines;
+  std::vector<nlohmann::json> mia_fields;
   {
     std::ifstream in(o.ids);
     std::string text;
     for (int n = 1; std::getline(in, text); ++n) {
-      if (text.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(n);
+      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+      lines.push_back(n);
+      if (o.format != "mia") continue;
+      const nlohmann::json j = nlohmann::json::parse(text);  // ReadTokenIds parsed it already
+      const auto label = j.find("label");
+      if (label == j.end() || !label->is_number_integer() || (*label != 0 && *label != 1))
+        throw UsageError(o.ids + ":" + std::to_string(n) +
+                         ": --format mia needs \"label\": 0 or 1 on every line");
+      nlohmann::json f = {{"label", *label}};
+      if (j.contains("text")) f["text"] = j["text"];
+      mia_fields.push_back(std::move(f));
     }
   }
   for (size_t i = 0; i < seqs.size(); ++i) {
@@ -138,7 +158,15 @@ int RunScore(const ScoreOptions& o) {
     } else {
       logits = reference.Forward(seqs[i]).data;
     }
-    out << ScoreSequence(logits, V, seqs[i], lines.at(i), o.stats).dump() << "\n";
+    nlohmann::json scored = ScoreSequence(logits, V, seqs[i], lines.at(i), o.stats || o.format == "mia");
+    if (o.format == "mia") {  // the statistics file of `claimbench eval mia`
+      nlohmann::json row = mia_fields[i];
+      row["ll"] = std::move(scored["logprobs"]);
+      row["mu"] = std::move(scored["mu"]);
+      row["sigma"] = std::move(scored["sigma"]);
+      scored = std::move(row);
+    }
+    out << scored.dump() << "\n";
   }
   bar.Clear();
   if (o.out.empty()) {
@@ -163,6 +191,10 @@ void AddLmCommand(CLI::App& app, const cb::cli::CommandLine&, int* exit_code) {
   score->add_option("--backend", o->backend, "cpu (fp32, OpenBLAS) or reference (fp64)")
       ->capture_default_str();
   score->add_option("--out", o->out, "Write here (atomically) instead of stdout");
+  score->add_option("--format", o->format,
+                    "scores, or mia: {label, ll, mu, sigma[, text]} per line for `claimbench eval mia` "
+                    "(each input line needs \"label\")")
+      ->capture_default_str();
   score->callback([o, exit_code] { *exit_code = RunScore(*o); });
   AddGenerateSubcommand(lm, exit_code);
 }
