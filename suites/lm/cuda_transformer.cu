@@ -21,8 +21,10 @@
 //   rmsnorm_kernel                block per row: fp32 sum of squares, block
 //                                 reduction, y = w x r
 //   rmsnorm_backward_rows_kernel  block per row: dx += r w dy - r^3 x (w.dy.x)/D
-//   rmsnorm_backward_weight_kernel thread per column i, rows in order:
-//                                 dw_i += sum_t dy_ti x_ti r_t
+//   rmsnorm_weight_partial_kernel + column_sum_add_kernel
+//                                 dw_i += sum_t dy_ti x_ti r_t: per chunk of
+//                                 32 rows, then over chunks, thread per column,
+//                                 both in order
 //   rope_kernel                   thread per (row, head, pair i < d/2): the
 //                                 HF rotate_half pair (i, i + d/2), by +-angle
 //   softmax_kernel                block per score row; max-subtracted, causal
@@ -133,19 +135,32 @@ __global__ void rmsnorm_backward_rows_kernel(const float* __restrict__ dy, const
     dx[row + i] += rt * w[i] * dy[row + i] - c * x[row + i];
 }
 
-// dw_i += sum_t dy_ti x_ti r_t. Thread per column; the rows in order (no
-// atomics: deterministic; M rows of D columns is small next to the GEMMs).
-__global__ void rmsnorm_backward_weight_kernel(const float* __restrict__ dy,
-                                               const float* __restrict__ x,
-                                               const float* __restrict__ r, int M, int D,
-                                               float* __restrict__ dw) {
+// dw_i += sum_t dy_ti x_ti r_t in two deterministic passes (no atomics):
+// partial[c, i] sums the rows of chunk c (kRowsPerChunk rows) in order, grid
+// (column blocks, chunks), thread per column; then column_sum_add_kernel adds
+// the chunks in order, thread per column.
+constexpr int kRowsPerChunk = 32;
+__global__ void rmsnorm_weight_partial_kernel(const float* __restrict__ dy,
+                                              const float* __restrict__ x,
+                                              const float* __restrict__ r, int M, int D,
+                                              float* __restrict__ partial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= D) return;
+  const int t0 = blockIdx.y * kRowsPerChunk, t1 = min(M, t0 + kRowsPerChunk);
   float s = 0;
-  for (int t = 0; t < M; ++t) {
+  for (int t = t0; t < t1; ++t) {
     const size_t at = static_cast<size_t>(t) * D + i;
     s += dy[at] * x[at] * r[t];
   }
+  partial[static_cast<size_t>(blockIdx.y) * D + i] = s;
+}
+
+__global__ void column_sum_add_kernel(const float* __restrict__ partial, int chunks, int D,
+                                      float* __restrict__ dw) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= D) return;
+  float s = 0;
+  for (int c = 0; c < chunks; ++c) s += partial[static_cast<size_t>(c) * D + i];
   dw[i] += s;
 }
 
@@ -426,6 +441,7 @@ struct CudaTransformer::Impl {
   DeviceBuffer<double> row_loss;
   DeviceBuffer<int> scatter_rows, scatter_start, scatter_pos;
   int scatter_count = 0;  // distinct tokens of the uploaded plan
+  DeviceBuffer<float> norm_partial;  // [ceil(M / kRowsPerChunk), D]
   DeviceBuffer<float> dx, dh, da, dgate, dup, dm, datt, dq, dk, dv, dn, dxf, ds;
   DeviceBuffer<float> dec_x, dec_n, dec_q, dec_p, dec_att, dec_gate, dec_up;
 
@@ -516,7 +532,12 @@ struct CudaTransformer::Impl {
                        float* dxo, float* dw) {
     rmsnorm_backward_rows_kernel<<<M, kThreads>>>(dy, xin, w, r, D, dxo);
     CB_CUDA_CHECK_LAUNCH();
-    rmsnorm_backward_weight_kernel<<<Blocks(D, kThreads), kThreads>>>(dy, xin, r, M, D, dw);
+    const int chunks = static_cast<int>(Blocks(M, kRowsPerChunk));
+    float* partial = Ensure(norm_partial, static_cast<size_t>(chunks) * D);
+    rmsnorm_weight_partial_kernel<<<dim3(Blocks(D, kThreads), chunks), kThreads>>>(dy, xin, r, M, D,
+                                                                                   partial);
+    CB_CUDA_CHECK_LAUNCH();
+    column_sum_add_kernel<<<Blocks(D, kThreads), kThreads>>>(partial, chunks, D, dw);
     CB_CUDA_CHECK_LAUNCH();
   }
   void Rope(float* v, int M, int T, int heads, int pos0, float sign) {
