@@ -76,14 +76,15 @@ std::vector<Case> Cases() {
   gqa.max_position_embeddings = 64;
   gqa.rms_norm_eps = 1e-5;
   gqa.tie_word_embeddings = false;
-  ref::TransformerConfig mqa = gqa;  // tied head, 3 heads of 8 on one KV head
+  ref::TransformerConfig mqa = gqa;  // tied head, 3 heads of 6 on one KV head, theta 500
   mqa.vocab_size = 29;
   mqa.hidden_size = 24;
   mqa.intermediate_size = 40;
   mqa.num_attention_heads = 3;
   mqa.num_key_value_heads = 1;
-  mqa.head_dim = 8;
+  mqa.head_dim = 6;  // H*d = 18 != D: q_proj and o_proj are not square
   mqa.tie_word_embeddings = true;
+  mqa.rope_theta = 500.0;
   ref::TransformerConfig mha = gqa;  // encoder: 4 heads, 4 KV heads
   mha.num_key_value_heads = 4;
   ref::Architecture encoder;
