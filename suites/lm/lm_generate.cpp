@@ -2,8 +2,9 @@
 // -----------------------------------------------------------------------------
 // `claimbench lm generate --checkpoint DIR (--prompt TEXT | --prompt-ids IDS)
 //  [--max-new-tokens N] [--temperature T] [--top-k K] [--seed S] [--json]`:
-// samples a continuation with the fp32 CPU path's KV cache (prefill, then one
-// decode step per token; sampling.h). With the checkpoint's own tokenizer
+// samples a continuation with a KV cache (prefill, then one decode step per
+// token; sampling.h) on the fp32 CPU path or, with --backend cuda, the CUDA
+// path (refused with the reason where CUDA is not available). With the checkpoint's own tokenizer
 // (merges.txt + vocab.json beside it, as `claimbench train` writes) the prompt
 // is text and the output is text; a user's checkpoint without ours takes
 // --prompt-ids (comma-separated ids of the user's tokenizer) and prints ids.
@@ -15,6 +16,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,11 +26,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/backend.h"
 #include "harness/cli/commands.h"
 #include "harness/random.h"
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/cuda_transformer.h"
 #include "suites/lm/sampling.h"
 
 namespace cb::lm_suite {
@@ -73,8 +77,12 @@ std::vector<int> ParseIds(const std::string& text, int vocab) {
 }
 
 int RunGenerate(const GenerateOptions& o) {
-  if (o.backend != "cpu")
-    throw UsageError("lm generate --backend " + o.backend + ": only cpu is available in this build");
+  if (o.backend != "cpu" && o.backend != "cuda")
+    throw UsageError("lm generate --backend " + o.backend + ": expected cpu or cuda");
+  if (o.backend == "cuda") {
+    const cb::harness::BackendStatus st = cb::harness::Availability(cb::harness::Backend::kCuda);
+    if (!st.ok) throw UsageError("lm generate --backend cuda: " + st.reason);
+  }
   if (o.prompt.empty() == o.prompt_ids.empty())
     throw UsageError("lm generate: give exactly one of --prompt and --prompt-ids");
   if (o.max_new_tokens < 1) throw UsageError("lm generate --max-new-tokens must be >= 1");
@@ -112,18 +120,37 @@ int RunGenerate(const GenerateOptions& o) {
                      std::to_string(ck.config.max_position_embeddings));
 
   const CpuTransformer model(ck.config, ck.tensors);
+  // The backend's prefill and decode step, behind one pair of functions.
+  std::function<std::vector<float>(std::span<const int>)> prefill;
+  std::function<std::vector<float>(int)> decode;
+  std::function<int()> cached;
+  CpuKvCache cpu_cache;
+#if CB_HAVE_CUDA
+  std::optional<CudaTransformer> gpu;
+  CudaKvCache gpu_cache;
+  if (o.backend == "cuda") {
+    gpu.emplace(model);
+    prefill = [&](std::span<const int> t) { return gpu->Prefill(t, gpu_cache); };
+    decode = [&](int t) { return gpu->DecodeStep(t, gpu_cache); };
+    cached = [&] { return gpu_cache.length(); };
+  }
+#endif
+  if (!prefill) {
+    prefill = [&](std::span<const int> t) { return model.Prefill(t, cpu_cache); };
+    decode = [&](int t) { return model.DecodeStep(t, cpu_cache); };
+    cached = [&] { return cpu_cache.length; };
+  }
   cb::harness::Rng rng(o.seed, 0);
-  CpuKvCache cache;
-  std::vector<float> logits = model.Prefill(prompt, cache);
+  const std::vector<float> logits = prefill(prompt);
   std::vector<float> row(logits.end() - ck.config.vocab_size, logits.end());
   std::vector<int> generated;
   while (static_cast<int>(generated.size()) < o.max_new_tokens) {
     const int next = SampleToken(row, o.temperature, o.top_k, rng.Uniform());
     generated.push_back(next);
-    if (cache.length >= ck.config.max_position_embeddings ||
+    if (cached() >= ck.config.max_position_embeddings ||
         static_cast<int>(generated.size()) == o.max_new_tokens)
       break;
-    row = model.DecodeStep(next, cache);
+    row = decode(next);
   }
   if (o.json) {
     nlohmann::json j = {{"prompt_ids", prompt}, {"ids", generated}};
@@ -152,7 +179,7 @@ void AddGenerateSubcommand(CLI::App* lm, int* exit_code) {
   g->add_option("--temperature", o->temperature, "0: greedy")->capture_default_str();
   g->add_option("--top-k", o->top_k, "Sample among the k most likely (0: all)")->capture_default_str();
   g->add_option("--seed", o->seed, "Philox seed of the draws")->capture_default_str();
-  g->add_option("--backend", o->backend, "cpu (the fp32 OpenBLAS path)")->capture_default_str();
+  g->add_option("--backend", o->backend, "cpu (fp32, OpenBLAS) or cuda (fp32, cuBLAS)")->capture_default_str();
   g->add_flag("--json", o->json, "One JSON object: prompt_ids, ids (and text)");
   g->callback([o, exit_code] { *exit_code = RunGenerate(*o); });
 }

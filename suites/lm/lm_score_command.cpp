@@ -25,8 +25,9 @@
 // "text" when the input line has one; every input line must carry "label"
 // (0 or 1). So a user's checkpoint goes straight into Min-K%++ and friends.
 //
-// --backend cuda is refused where the build has no CUDA path: a silent
-// fallback to the CPU would mislabel timings.
+// --backend cuda runs the CUDA path (cuda_transformer.h); where CUDA is not
+// available it is refused with the reason (a silent fallback to the CPU would
+// mislabel timings).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -45,7 +46,9 @@
 #include "reference/lm/hf_checkpoint.h"
 #include "reference/lm/token_ids.h"
 #include "reference/lm/transformer.h"
+#include "harness/backend.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/cuda_transformer.h"
 #include "suites/lm/lm_generate.h"
 
 namespace cb::lm_suite {
@@ -96,9 +99,11 @@ nlohmann::json ScoreSequence(const std::vector<double>& logits, int V, const std
 }
 
 int RunScore(const ScoreOptions& o) {
-  if (o.backend != "cpu" && o.backend != "reference") {
-    throw UsageError("lm score --backend " + o.backend +
-                     ": expected cpu (fp32) or reference (fp64); this build has no CUDA path for lm");
+  if (o.backend != "cpu" && o.backend != "cuda" && o.backend != "reference")
+    throw UsageError("lm score --backend " + o.backend + ": expected cpu, cuda or reference");
+  if (o.backend == "cuda") {
+    const cb::harness::BackendStatus st = cb::harness::Availability(cb::harness::Backend::kCuda);
+    if (!st.ok) throw UsageError("lm score --backend cuda: " + st.reason);
   }
   ref::HfCheckpoint ck;
   try {
@@ -144,7 +149,11 @@ int RunScore(const ScoreOptions& o) {
   }
   const ref::Transformer reference(ck.config, ck.tensors);
   std::optional<CpuTransformer> fast;
-  if (o.backend == "cpu") fast.emplace(reference);
+  if (o.backend != "reference") fast.emplace(reference);
+#if CB_HAVE_CUDA
+  std::optional<CudaTransformer> gpu;
+  if (o.backend == "cuda") gpu.emplace(*fast);
+#endif
   const int V = ck.config.vocab_size;
 
   std::ostringstream out;
@@ -153,7 +162,11 @@ int RunScore(const ScoreOptions& o) {
     bar.Update(static_cast<int>(i), 0, "sequence " + std::to_string(i + 1));
     std::vector<double> logits;  // [T, V]
     if (fast) {
+#if CB_HAVE_CUDA
+      const std::vector<float> f = gpu ? gpu->Forward(seqs[i]) : fast->Forward(seqs[i]);
+#else
       const std::vector<float> f = fast->Forward(seqs[i]);
+#endif
       logits.assign(f.begin(), f.end());
     } else {
       logits = reference.Forward(seqs[i]).data;
@@ -188,7 +201,7 @@ void AddLmCommand(CLI::App& app, const cb::cli::CommandLine&, int* exit_code) {
       ->required();
   score->add_option("--ids", o->ids, "JSON Lines, one {\"ids\": [...]} per sequence")->required();
   score->add_flag("--stats", o->stats, "Also the full-vocabulary mu and sigma of log p (Min-K%++)");
-  score->add_option("--backend", o->backend, "cpu (fp32, OpenBLAS) or reference (fp64)")
+  score->add_option("--backend", o->backend, "cpu (fp32, OpenBLAS), cuda (fp32, cuBLAS) or reference (fp64)")
       ->capture_default_str();
   score->add_option("--out", o->out, "Write here (atomically) instead of stdout");
   score->add_option("--format", o->format,

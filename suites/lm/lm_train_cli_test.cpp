@@ -7,7 +7,8 @@
 //     uninterrupted one; an unfinished run is neither overwritten nor
 //     silently restarted; bad options exit 3 with one line;
 //   - generate is a pure function of its seed, greedy decoding follows the
-//     argmax of `lm score`, and its errors are one line.
+//     argmax of `lm score`, and its errors are one line;
+//   - the shipped draft opens in `claimbench docs`.
 #include <cblas.h>
 #include <gtest/gtest.h>
 
@@ -156,6 +157,15 @@ TEST_F(LmTrainCliTest, GreedyGenerationFollowsTheScoresArgmax) {
     EXPECT_EQ(gen[t], best_v) << "step " << t;
     ids.push_back(gen[t]);
   }
+}
+
+// Our checkpoints open in `claimbench docs` (HF tensor names, safetensors).
+TEST_F(LmTrainCliTest, ShippedDraftOpensInDocs) {
+  const Output o = Run({"docs", "--safetensors", cb::testing::FixturePath("lm/draft/model.safetensors"),
+                        "--match", "self_attn\\.q_proj", "--ledger", "d.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("model.layers.1.self_attn.q_proj.weight,"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("1.000000"), std::string::npos);  // a layer against itself
 }
 
 TEST_F(LmTrainCliTest, BadGenerateInputIsOneLine) {
