@@ -170,8 +170,6 @@ CpuTransformer::CpuTransformer(const ref::TransformerConfig& config,
 
 CpuTransformer::CpuTransformer(const ref::Transformer& reference)
     : config_(reference.config()), arch_(reference.arch()) {
-  if (arch_.Patches())
-    throw std::invalid_argument("cpu transformer: patch (ViT) input is reference-only for now");
   const ref::NamedTensors named = reference.ToNamedTensors();  // validated by the reference
   size_t offset = 0;
   for (const auto& [name, t] : named) {
@@ -193,9 +191,18 @@ CpuTransformer::CpuTransformer(const ref::Transformer& reference)
       offs.push_back(slot("model.layers." + std::to_string(l) + "." + t).offset);
     layer_offsets_.push_back(offs);
   }
-  embed_ = slot("model.embed_tokens.weight").offset;
   final_norm_ = slot("model.norm.weight").offset;
-  head_ = config_.tie_word_embeddings ? embed_ : slot("lm_head.weight").offset;
+  if (arch_.Patches()) {
+    patch_w_ = slot("model.patch_embed.weight").offset;
+    patch_b_ = slot("model.patch_embed.bias").offset;
+    cls_ = slot("model.cls_token").offset;
+    pos_ = slot("model.pos_embed").offset;
+    cls_w_ = slot("classifier.weight").offset;
+    cls_b_ = slot("classifier.bias").offset;
+  } else {
+    embed_ = slot("model.embed_tokens.weight").offset;
+    head_ = config_.tie_word_embeddings ? embed_ : slot("lm_head.weight").offset;
+  }
 }
 
 const ParamSlot& CpuTransformer::slot(const std::string& name) const {
@@ -239,24 +246,34 @@ void CpuTransformer::CheckTokens(std::span<const int> tokens, int pos_end) const
 
 std::vector<float> CpuTransformer::Run(std::span<const int> tokens, int B, int T, Acts* acts,
                                        CpuKvCache* cache) const {
-  const ref::TransformerConfig& c = config_;
-  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
-  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
-  const int M = B * T, Hd = H * d, KVd = KV * d;
-  const int pos0 = cache ? cache->length : 0;
-  const int S = pos0 + T;  // keys visible to the last row of a sequence
+  if (arch_.Patches()) throw std::invalid_argument("cpu transformer: token input to a patch-mode model");
+  const int D = config_.hidden_size, V = config_.vocab_size, M = B * T;
   if (static_cast<int>(tokens.size()) != M)
     throw std::invalid_argument("cpu transformer: " + std::to_string(tokens.size()) +
                                 " tokens for a batch of " + std::to_string(B) + " x " +
                                 std::to_string(T));
-  CheckTokens(tokens, S);
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  std::vector<float> cs, sn;
-  RopeTables(pos0, T, d, c.rope_theta, cs, sn);
-
-  std::vector<float> x(static_cast<size_t>(M) * D);  // [M, D] residual stream
+  CheckTokens(tokens, (cache ? cache->length : 0) + T);
+  std::vector<float> x(static_cast<size_t>(M) * D);  // [M, D] = embed[tokens]
   for (int t = 0; t < M; ++t)
     std::copy_n(&params_[embed_ + static_cast<size_t>(tokens[t]) * D], D, &x[size_t(t) * D]);
+  const std::vector<float> xf = RunBlocks(std::move(x), B, T, acts, cache);
+  std::vector<float> logits(size_t(M) * V);  // [M, V] = xf head^T
+  GemmNT(M, V, D, 1, xf.data(), D, &params_[head_], D, 0, logits.data(), V);
+  return logits;
+}
+
+std::vector<float> CpuTransformer::RunBlocks(std::vector<float> x, int B, int T, Acts* acts,
+                                             CpuKvCache* cache) const {
+  const ref::TransformerConfig& c = config_;
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim();
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
+  const int M = B * T, Hd = H * d, KVd = KV * d;
+  const int pos0 = cache ? cache->length : 0;
+  const int S = pos0 + T;  // keys visible to the last row of a sequence
+  const bool rope = !arch_.Patches();
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<float> cs, sn;
+  if (rope) RopeTables(pos0, T, d, c.rope_theta, cs, sn);
 
   LayerActs scratch;
   if (acts) acts->layers.assign(c.num_hidden_layers, {});
@@ -273,8 +290,10 @@ std::vector<float> CpuTransformer::Run(std::span<const int> tokens, int B, int T
     GemmNT(M, Hd, D, 1, A.n.data(), D, W.wq, D, 0, A.q.data(), Hd);
     GemmNT(M, KVd, D, 1, A.n.data(), D, W.wk, D, 0, A.k.data(), KVd);
     GemmNT(M, KVd, D, 1, A.n.data(), D, W.wv, D, 0, A.v.data(), KVd);
-    Rope(A.q.data(), M, T, H, d, cs, sn, +1);
-    Rope(A.k.data(), M, T, KV, d, cs, sn, +1);
+    if (rope) {
+      Rope(A.q.data(), M, T, H, d, cs, sn, +1);
+      Rope(A.k.data(), M, T, KV, d, cs, sn, +1);
+    }
     const float* keys = A.k.data();  // rows of sequence b start at b*T (or 0 with a cache)
     const float* vals = A.v.data();
     if (cache) {
@@ -324,14 +343,12 @@ std::vector<float> CpuTransformer::Run(std::span<const int> tokens, int B, int T
   if (cache) cache->length = S;
   std::vector<float> rf(M), xf(size_t(M) * D);
   RmsNorm(x.data(), &params_[final_norm_], M, D, c.rms_norm_eps, xf.data(), rf.data());
-  std::vector<float> logits(size_t(M) * V);  // [M, V]
-  GemmNT(M, V, D, 1, xf.data(), D, &params_[head_], D, 0, logits.data(), V);
   if (acts) {
     acts->xL = std::move(x);
     acts->rf = std::move(rf);
-    acts->xf = std::move(xf);
+    acts->xf = xf;
   }
-  return logits;
+  return xf;
 }
 
 std::vector<float> CpuTransformer::Forward(std::span<const int> tokens) const {
@@ -345,7 +362,7 @@ std::vector<float> CpuTransformer::ForwardBatch(std::span<const int> tokens, int
 }
 
 std::vector<float> CpuTransformer::Prefill(std::span<const int> tokens, CpuKvCache& cache) const {
-  if (!arch_.causal) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  if (!arch_.causal || arch_.Patches()) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
   cache = CpuKvCache{};
   cache.keys.assign(config_.num_hidden_layers, {});
   cache.values.assign(config_.num_hidden_layers, {});
@@ -355,7 +372,7 @@ std::vector<float> CpuTransformer::Prefill(std::span<const int> tokens, CpuKvCac
 // The fused decode step: the same math as Run() at T = 1, as matrix-vector
 // products on the cache in place (no [T, S] buffers, no activations kept).
 std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) const {
-  if (!arch_.causal) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  if (!arch_.causal || arch_.Patches()) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
   if (cache.length == 0 || static_cast<int>(cache.keys.size()) != config_.num_hidden_layers)
     throw std::invalid_argument("cpu transformer: DecodeStep before Prefill");
   const ref::TransformerConfig& c = config_;
@@ -431,19 +448,10 @@ double CpuTransformer::Loss(const Batch& b) const {
 
 double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const {
   CheckBatch(b);
-  if (grad.size() != params_.size())
-    throw std::invalid_argument("cpu transformer: gradient buffer of " +
-                                std::to_string(grad.size()) + " values for " +
-                                std::to_string(params_.size()) + " parameters");
-  const ref::TransformerConfig& c = config_;
-  const int B = b.batch, T = b.seq, M = B * T;
-  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
-  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
-  const int Hd = H * d, KVd = KV * d;
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-
+  CheckGradBuffer(grad);
+  const int M = b.batch * b.seq, D = config_.hidden_size, V = config_.vocab_size;
   Acts acts;
-  const std::vector<float> logits = Run(b.tokens, B, T, &acts, nullptr);
+  const std::vector<float> logits = Run(b.tokens, b.batch, b.seq, &acts, nullptr);
   std::vector<float> dlogits;  // [M, V]
   const double loss = CrossEntropy(logits, M, V, b, &dlogits);
 
@@ -453,12 +461,39 @@ double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const 
   GemmTN(V, D, M, 1, dlogits.data(), V, acts.xf.data(), D, 1, G + head_, D);
   std::vector<float> dxf(size_t(M) * D);
   GemmNN(M, D, V, 1, dlogits.data(), V, &params_[head_], D, 0, dxf.data(), D);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, b.batch, b.seq, G);
+  // x0 = embed[tokens]: rows of repeated tokens add up (in position order).
+  for (int t = 0; t < M; ++t) {
+    float* ge = G + embed_ + size_t(b.tokens[t]) * D;
+    const float* dxt = &dx[size_t(t) * D];
+    for (int i = 0; i < D; ++i) ge[i] += dxt[i];
+  }
+  return loss;
+}
+
+void CpuTransformer::CheckGradBuffer(std::span<float> grad) const {
+  if (grad.size() != params_.size())
+    throw std::invalid_argument("cpu transformer: gradient buffer of " +
+                                std::to_string(grad.size()) + " values for " +
+                                std::to_string(params_.size()) + " parameters");
+}
+
+std::vector<float> CpuTransformer::BackwardBlocks(const Acts& acts, const std::vector<float>& dxf,
+                                                  int B, int T, float* G) const {
+  const ref::TransformerConfig& c = config_;
+  const int M = B * T;
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim();
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV;
+  const int Hd = H * d, KVd = KV * d;
+  const bool rope = !arch_.Patches();
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+
   std::vector<float> dx(size_t(M) * D, 0.0f);  // d loss / d residual stream
   RmsNormBackward(dxf.data(), acts.xL.data(), &params_[final_norm_], acts.rf.data(), M, D,
                   dx.data(), G + final_norm_);
 
   std::vector<float> cs, sn;
-  RopeTables(0, T, d, c.rope_theta, cs, sn);
+  if (rope) RopeTables(0, T, d, c.rope_theta, cs, sn);
   std::vector<float> dh, da(size_t(M) * I), dgate(size_t(M) * I), dup(size_t(M) * I);
   std::vector<float> dm(size_t(M) * D), datt(size_t(M) * Hd), dq(size_t(M) * Hd);
   std::vector<float> dk(size_t(M) * KVd), dv(size_t(M) * KVd), dn(size_t(M) * D);
@@ -512,8 +547,10 @@ double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const 
         GemmNN(T, d, T, scale, dP.data(), T, &A.k[ko], KVd, 0, &dq[qo], Hd);  // dQ = dS K
         GemmTN(T, d, T, scale, dP.data(), T, &A.q[qo], Hd, 1, &dk[ko], KVd);  // dK += dS^T Q
       }
-    Rope(dq.data(), M, T, H, d, cs, sn, -1);
-    Rope(dk.data(), M, T, KV, d, cs, sn, -1);
+    if (rope) {
+      Rope(dq.data(), M, T, H, d, cs, sn, -1);
+      Rope(dk.data(), M, T, KV, d, cs, sn, -1);
+    }
     GemmNN(M, D, Hd, 1, dq.data(), Hd, W.wq, D, 0, dn.data(), D);
     GemmNN(M, D, KVd, 1, dk.data(), KVd, W.wk, D, 1, dn.data(), D);
     GemmNN(M, D, KVd, 1, dv.data(), KVd, W.wv, D, 1, dn.data(), D);
@@ -522,12 +559,123 @@ double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const 
     GemmTN(KVd, D, M, 1, dv.data(), KVd, A.n.data(), D, 1, g_v, D);
     RmsNormBackward(dn.data(), A.x.data(), W.input_norm, A.r1.data(), M, D, dx.data(), g_in);
   }
-  // x0 = embed[tokens]: rows of repeated tokens add up (in position order).
-  for (int t = 0; t < M; ++t) {
-    float* ge = G + embed_ + size_t(b.tokens[t]) * D;
-    const float* dxt = &dx[size_t(t) * D];
-    for (int i = 0; i < D; ++i) ge[i] += dxt[i];
-  }
+  return dx;
+}
+
+// -----------------------------------------------------------------------------
+// Patch (ViT) input
+
+// images [B, C*Hi*Wi] -> patches [B*N, C*P*P] (the reference's Patchify per
+// image: row-major patch grid, each patch in (c, y, x) order).
+std::vector<float> CpuTransformer::Patchify(std::span<const float> images, int B) const {
+  const int C = arch_.num_channels, Hi = arch_.image_height, Wi = arch_.image_width;
+  const int P = arch_.patch_size, N = arch_.NumPatches(), F = C * P * P, pw = Wi / P;
+  const size_t pixels = size_t(C) * Hi * Wi;
+  if (B <= 0 || images.size() != size_t(B) * pixels)
+    throw std::invalid_argument("cpu transformer: " + std::to_string(images.size()) +
+                                " pixel values for " + std::to_string(B) + " images of " +
+                                std::to_string(pixels));
+  std::vector<float> patches(size_t(B) * N * F);
+  for (int b = 0; b < B; ++b)
+    for (int n = 0; n < N; ++n) {
+      const int py = n / pw, px = n % pw;
+      float* out = &patches[(size_t(b) * N + n) * F];
+      for (int ch = 0; ch < C; ++ch)
+        for (int y = 0; y < P; ++y)
+          for (int x = 0; x < P; ++x)
+            out[(ch * P + y) * P + x] =
+                images[b * pixels + (size_t(ch) * Hi + py * P + y) * Wi + px * P + x];
+    }
+  return patches;
+}
+
+// Class logits [B, num_labels]; `acts` and `patches` kept for the backward.
+std::vector<float> CpuTransformer::RunImages(std::span<const float> images, int B, Acts* acts,
+                                             std::vector<float>* patches_out) const {
+  if (!arch_.Patches()) throw std::invalid_argument("cpu transformer: image input to a token model");
+  const int D = config_.hidden_size, N = arch_.NumPatches(), T = N + 1, L = arch_.num_labels;
+  const int F = arch_.num_channels * arch_.patch_size * arch_.patch_size;
+  const std::vector<float> patches = Patchify(images, B);  // [B*N, F]
+  std::vector<float> proj(size_t(B) * N * D);               // [B*N, D] = patches W_patch^T
+  GemmNT(B * N, D, F, 1, patches.data(), F, &params_[patch_w_], F, 0, proj.data(), D);
+  std::vector<float> x(size_t(B) * T * D);  // [B, N+1, D]
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) {
+      float* xt = &x[(size_t(b) * T + t) * D];
+      const float* pos = &params_[pos_ + size_t(t) * D];
+      for (int i = 0; i < D; ++i)
+        xt[i] = pos[i] + (t == 0 ? params_[cls_ + i]
+                                 : proj[(size_t(b) * N + t - 1) * D + i] + params_[patch_b_ + i]);
+    }
+  const std::vector<float> xf = RunBlocks(std::move(x), B, T, acts, nullptr);
+  std::vector<float> logits(size_t(B) * L);  // [B, L] = xf[CLS] W_cls^T + b_cls
+  for (int b = 0; b < B; ++b) std::copy_n(&params_[cls_b_], L, &logits[size_t(b) * L]);
+  GemmNT(B, L, D, 1, xf.data(), T * D, &params_[cls_w_], D, 1, logits.data(), L);
+  if (patches_out) *patches_out = patches;
+  return logits;
+}
+
+std::vector<float> CpuTransformer::ForwardImages(std::span<const float> images, int batch) const {
+  return RunImages(images, batch, nullptr, nullptr);
+}
+
+namespace {
+// Mean cross-entropy of class logits [B, L] against labels; dlogits when asked.
+double ClassCrossEntropy(const std::vector<float>& logits, int B, int L, std::span<const int> labels,
+                         std::vector<float>* dlogits) {
+  if (static_cast<int>(labels.size()) != B)
+    throw std::invalid_argument("cpu transformer: " + std::to_string(labels.size()) +
+                                " labels for " + std::to_string(B) + " images");
+  Batch b{.batch = B, .seq = 1};
+  b.targets.assign(labels.begin(), labels.end());
+  b.weights.assign(B, 1.0f);
+  return CrossEntropy(logits, B, L, b, dlogits);
+}
+}  // namespace
+
+double CpuTransformer::ImageLoss(std::span<const float> images, std::span<const int> labels) const {
+  const int B = static_cast<int>(labels.size());
+  return ClassCrossEntropy(RunImages(images, B, nullptr, nullptr), B, arch_.num_labels, labels,
+                           nullptr);
+}
+
+double CpuTransformer::ImageLossAndGrad(std::span<const float> images, std::span<const int> labels,
+                                        std::span<float> grad) const {
+  CheckGradBuffer(grad);
+  const int B = static_cast<int>(labels.size()), D = config_.hidden_size, L = arch_.num_labels;
+  const int N = arch_.NumPatches(), T = N + 1;
+  const int F = arch_.num_channels * arch_.patch_size * arch_.patch_size;
+  Acts acts;
+  std::vector<float> patches;
+  const std::vector<float> logits = RunImages(images, B, &acts, &patches);
+  std::vector<float> dlogits;  // [B, L]
+  const double loss = ClassCrossEntropy(logits, B, L, labels, &dlogits);
+
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  float* G = grad.data();
+  // logits = xf[CLS] W_cls^T + b: dW_cls += dlogits^T xf[CLS], db += sum_b, dxf[CLS] = dlogits W_cls.
+  GemmTN(L, D, B, 1, dlogits.data(), L, acts.xf.data(), T * D, 1, G + cls_w_, D);
+  for (int b = 0; b < B; ++b)
+    for (int k = 0; k < L; ++k) G[cls_b_ + k] += dlogits[size_t(b) * L + k];
+  std::vector<float> dxf(size_t(B) * T * D, 0.0f);
+  GemmNN(B, D, L, 1, dlogits.data(), L, &params_[cls_w_], D, 0, dxf.data(), T * D);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, B, T, G);  // [B, N+1, D]
+  // x0[0] = cls + pos[0]; x0[1+n] = W_patch patch_n + b_patch + pos[1+n].
+  std::vector<float> dproj(size_t(B) * N * D);
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) {
+      const float* g = &dx[(size_t(b) * T + t) * D];
+      for (int i = 0; i < D; ++i) {
+        G[pos_ + size_t(t) * D + i] += g[i];
+        if (t == 0) {
+          G[cls_ + i] += g[i];
+        } else {
+          G[patch_b_ + i] += g[i];
+          dproj[(size_t(b) * N + t - 1) * D + i] = g[i];
+        }
+      }
+    }
+  GemmTN(D, F, B * N, 1, dproj.data(), D, patches.data(), F, 1, G + patch_w_, F);
   return loss;
 }
 

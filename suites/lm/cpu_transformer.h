@@ -4,8 +4,9 @@
 // decoder (and bidirectional encoder) as the fp64 reference
 // (reference/lm/transformer.h, the spec), in fp32 with every matrix product an
 // OpenBLAS sgemm over all cores: batched forward, hand-derived backward, and a
-// KV-cache prefill + decode step. Token input only (the patch/ViT variant stays
-// reference-only for now).
+// KV-cache prefill + decode step; and the reference's patch (ViT) input: P x P
+// patches projected to D, a CLS token, learned positions, no RoPE,
+// bidirectional blocks, a classifier on CLS.
 //
 // Weights live in ONE flat fp32 buffer, tensor after tensor in the order of
 // their Hugging Face names (std::map order, as the reference lists them), so an
@@ -79,7 +80,7 @@ struct CpuKvCache {
 
 class CpuTransformer {
  public:
-  // Token models only (arch.Patches() is rejected); validates like the reference.
+  // Token or patch (ViT) models; validates like the reference.
   CpuTransformer(const ref::lm::TransformerConfig& config, const ref::lm::NamedTensors& weights,
                  const ref::lm::Architecture& arch = {});
   explicit CpuTransformer(const ref::lm::Transformer& reference);
@@ -106,7 +107,15 @@ class CpuTransformer {
   // The loss alone (no activations kept).
   double Loss(const Batch& batch) const;
 
-  // Causal models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
+  // Patch mode: class logits [B, num_labels] of `batch` images, each
+  // [C, Hi, Wi] row-major, side by side in `images`; the mean cross-entropy
+  // against `labels` [B], with its gradient (overwritten) or alone.
+  std::vector<float> ForwardImages(std::span<const float> images, int batch) const;
+  double ImageLossAndGrad(std::span<const float> images, std::span<const int> labels,
+                          std::span<float> grad) const;
+  double ImageLoss(std::span<const float> images, std::span<const int> labels) const;
+
+  // Causal token models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
   // and returns their logits [T, V]; DecodeStep runs one token at position
   // cache.length and returns its logits [V].
   std::vector<float> Prefill(std::span<const int> tokens, CpuKvCache& cache) const;
@@ -120,11 +129,23 @@ class CpuTransformer {
   struct LayerView;  // pointers to one layer's weights in a flat buffer
   LayerView Layer(int l, const float* base) const;
   void CheckTokens(std::span<const int> tokens, int pos_end) const;  // ids, positions < pos_end
-  // Embeds `tokens` [B*T] and runs the blocks; logits [B*T, V]. With `acts`
-  // every layer's activations are kept; with `cache` (B = 1) positions start at
-  // cache->length and the cache is extended.
+  void CheckGradBuffer(std::span<float> grad) const;
+  // Embeds `tokens` [B*T] and runs the blocks; logits [B*T, V].
   std::vector<float> Run(std::span<const int> tokens, int batch, int seq, Acts* acts,
                          CpuKvCache* cache) const;
+  // The blocks and the final norm on the embedded x [B*T, D]: returns xf
+  // [B*T, D]. With `acts` every layer's activations are kept; with `cache`
+  // (B = 1) positions start at cache->length and the cache is extended.
+  std::vector<float> RunBlocks(std::vector<float> x, int batch, int seq, Acts* acts,
+                               CpuKvCache* cache) const;
+  // From d loss / d xf [B*T, D] to every block and norm gradient (added into
+  // G, the flat gradient); returns d loss / d x0 [B*T, D].
+  std::vector<float> BackwardBlocks(const Acts& acts, const std::vector<float>& dxf, int batch,
+                                    int seq, float* G) const;
+  // Patch mode: images -> patches [B*N, C*P*P]; class logits [B, L].
+  std::vector<float> Patchify(std::span<const float> images, int batch) const;
+  std::vector<float> RunImages(std::span<const float> images, int batch, Acts* acts,
+                               std::vector<float>* patches) const;
 
   ref::lm::TransformerConfig config_;
   ref::lm::Architecture arch_;
@@ -132,6 +153,7 @@ class CpuTransformer {
   std::vector<float> params_;
   std::vector<std::vector<size_t>> layer_offsets_;  // [L][9]: LayerView's tensors
   size_t embed_ = 0, final_norm_ = 0, head_ = 0;   // offsets (head_ = embed_ when tied)
+  size_t patch_w_ = 0, patch_b_ = 0, cls_ = 0, pos_ = 0, cls_w_ = 0, cls_b_ = 0;  // patch mode
 };
 
 }  // namespace cb::lm_suite

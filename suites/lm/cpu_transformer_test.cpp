@@ -2,8 +2,9 @@
 // -----------------------------------------------------------------------------
 // The fp32 CPU transformer (cpu_transformer.h) against the fp64 reference, on
 // fresh random weights and tokens every run: logits, the batch loss, every
-// gradient tensor (decoder tied and untied, encoder with masked targets), the
-// KV-cache decode against recomputation, and the one-line errors.
+// gradient tensor (decoder tied and untied, encoder with masked targets, the
+// ViT patch input), the KV-cache decode against recomputation, and the
+// one-line errors.
 #include "suites/lm/cpu_transformer.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,56 @@ double WorstGradError(const ref::NamedTensors& got, const ref::NamedTensors& wan
     }
   }
   return worst;
+}
+
+// 2 channels, a 4 x 6 image in 2 x 2 patches (2 x 3, non-square), 3 classes.
+ref::Architecture Vit() {
+  ref::Architecture a;
+  a.causal = false;
+  a.patch_size = 2;
+  a.num_channels = 2;
+  a.image_height = 4;
+  a.image_width = 6;
+  a.num_labels = 3;
+  return a;
+}
+
+// The ViT input: class logits and every gradient (patch projection, CLS,
+// positions, classifier, blocks) of a batch against the reference image by
+// image (the batch loss is the mean of the per-image losses).
+TEST(CpuTransformer, ImageLogitsAndGradientsMatchTheReference) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2, Vit());
+  const CpuTransformer fast(r);
+  cb::harness::Rng rng(seed, 5);
+  const int B = 3, pixels = 2 * 4 * 6;
+  std::vector<float> images(B * pixels);
+  for (float& x : images) x = static_cast<float>(rng.Normal());
+  const std::vector<int> labels = {0, 2, static_cast<int>(rng.UniformInt(0, 2))};
+  const std::vector<float> logits = fast.ForwardImages(images, B);
+  ref::LossAndGrad want;
+  for (int b = 0; b < B; ++b) {
+    const ref::Tensor img{{2, 4, 6}, std::vector<double>(images.begin() + b * pixels,
+                                                        images.begin() + (b + 1) * pixels)};
+    EXPECT_TRUE(AllClose(std::span<const float>(logits).subspan(size_t(b) * 3, 3),
+                         r.ForwardImage(img).data, kLogitAtol, kLogitRtol))
+        << "image " << b;
+    const ref::LossAndGrad lg = r.ImageBackward(img, labels[b]);
+    want.loss += lg.loss / B;
+    for (const auto& [name, g] : lg.grads) {
+      ref::Tensor& acc = want.grads[name];
+      if (acc.data.empty()) acc = ref::Tensor{g.shape, std::vector<double>(g.data.size(), 0.0)};
+      for (size_t i = 0; i < g.data.size(); ++i) acc.data[i] += g.data[i] / B;
+    }
+  }
+  std::vector<float> grad(fast.num_params(), -1.0f);
+  const double loss = fast.ImageLossAndGrad(images, labels, grad);
+  EXPECT_NEAR(loss, want.loss, 1e-5 * std::abs(want.loss));
+  EXPECT_NEAR(fast.ImageLoss(images, labels), loss, 1e-6 * std::abs(loss));
+  std::string worst;
+  const double e = WorstGradError(fast.Named(grad), want.grads, &worst);
+  EXPECT_LE(e, kGradRel) << "worst tensor " << worst;
+  EXPECT_TRUE(fast.Named(grad).count("model.patch_embed.weight"));
 }
 
 TEST(CpuTransformer, LogitsMatchTheReference) {
@@ -232,15 +283,15 @@ TEST(CpuTransformer, BadInputIsRejectedWithOneLine) {
   EXPECT_NE(message([&] { fast.Loss(b); }).find("all weights are zero"), std::string::npos);
   CpuKvCache cache;
   EXPECT_NE(message([&] { fast.DecodeStep(1, cache); }).find("before Prefill"), std::string::npos);
-  ref::Architecture vit;
-  vit.causal = false;
-  vit.patch_size = 2;
-  vit.num_channels = 1;
-  vit.image_height = 2;
-  vit.image_width = 2;
-  vit.num_labels = 2;
-  EXPECT_NE(message([&] { CpuTransformer(ref::RandomInit(Small(false), 1, 0.2, vit)); })
-                .find("reference-only"),
+  const CpuTransformer vit(ref::RandomInit(Small(false), 1, 0.2, Vit()));
+  EXPECT_NE(message([&] { vit.Forward(std::vector<int>{1, 2}); }).find("patch-mode"),
+            std::string::npos);
+  EXPECT_NE(message([&] { fast.ForwardImages(std::vector<float>(48), 1); }).find("token model"),
+            std::string::npos);
+  EXPECT_NE(message([&] { vit.ForwardImages(std::vector<float>(47), 1); }).find("47 pixel values"),
+            std::string::npos);
+  EXPECT_NE(message([&] { vit.ImageLoss(std::vector<float>(96), std::vector<int>{0, 3}); })
+                .find("target 3"),
             std::string::npos);
 }
 

@@ -841,6 +841,8 @@ struct CudaTransformer::Impl {
 };
 
 CudaTransformer::CudaTransformer(const CpuTransformer& model) {
+  if (model.arch().Patches())
+    throw std::invalid_argument("cuda transformer: patch (ViT) input runs on the CPU paths only");
   cb::harness::RequireAvailable(cb::harness::Backend::kCuda);
   impl_ = std::make_unique<Impl>(model);
 }

@@ -74,6 +74,9 @@ TEST_F(LmTrainCliTest, PausedAndResumedEqualsUninterrupted) {
   again = Run({"train", "--preset", "smoke", "--out", "b", "--resume", "--steps", "13"});
   EXPECT_EQ(again.exit_code, 3);
   EXPECT_NE(again.err.find("started with --steps 12"), std::string::npos) << again.err;
+  again = Run({"train", "--preset", "draft", "--out", "b", "--resume"});
+  EXPECT_EQ(again.exit_code, 3);
+  EXPECT_NE(again.err.find("trains preset 'smoke'"), std::string::npos) << again.err;
 
   const Output resumed = Run({"train", "--preset", "smoke", "--out", "b", "--threads", "1", "--resume"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;

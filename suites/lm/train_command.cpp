@@ -153,6 +153,12 @@ int RunTrain(const TrainCommandOptions& o) {
     std::string name;
     std::getline(in, name);
     const fs::path ck_dir = partial / name;
+    std::string saved_preset;
+    if (std::ifstream meta_in(ck_dir / "trainer.json"); meta_in)
+      saved_preset = nlohmann::json::parse(meta_in, nullptr, false).value("preset", "");
+    if (saved_preset != o.preset)
+      throw UsageError("train --resume --preset " + o.preset + ": the run in " + partial.string() +
+                       " trains preset '" + saved_preset + "'");
     CpuTransformer shape(ref::lm::RandomInit(config, recipe.init_seed));
     TrainingCheckpoint ck = LoadTrainingCheckpoint(ck_dir.string(), shape.num_params());
     // The schedule depends on the step count: a resumed run keeps its options.
