@@ -44,7 +44,7 @@ constexpr double kDequantRelTol = 1e-5;
 // never double.
 constexpr double kDreErrorBudget = 2.0;
 
-using cb::testing::WidenToDouble;
+using cb::testing::AsDoubles;
 
 bool SameFloat(float a, float b) {
   return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (std::isnan(a) && std::isnan(b));
@@ -172,7 +172,7 @@ int64_t CheckDre(const std::vector<float>& x, const rc::DreOptions& opt, const c
   // times the reference's (the naive version in the same FP8 precision).
   std::vector<float> round_trip(x.size());
   DreDequantizeCpu(got, round_trip);
-  EXPECT_TRUE(cb::testing::ErrorBudget(WidenToDouble(round_trip), WidenToDouble(back_want), WidenToDouble(x), kDreErrorBudget));
+  EXPECT_TRUE(cb::testing::ErrorBudget(AsDoubles(round_trip), AsDoubles(back_want), AsDoubles(x), kDreErrorBudget));
   return differ;
 }
 

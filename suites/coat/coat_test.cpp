@@ -32,7 +32,7 @@ namespace {
 // about half a step.
 constexpr double kDreErrorBudget = 2.0;
 
-using cb::testing::WidenToDouble;
+using cb::testing::AsDoubles;
 
 using ref::fp8::Format;
 
@@ -159,7 +159,7 @@ TEST_P(CoatBackendTest, DreWithinToleranceOfReference) {
   // And the backend's own round trip stays within DRE's error: its NMSE
   // against the input, and its worst error at most kDreErrorBudget times the
   // reference round trip's (the naive version in the same FP8 precision).
-  const auto input = WidenToDouble(x), own = WidenToDouble(DreDequantize(backend(), got)), naive = WidenToDouble(back_want);
+  const auto input = AsDoubles(x), own = AsDoubles(DreDequantize(backend(), got)), naive = AsDoubles(back_want);
   EXPECT_TRUE(cb::testing::Nmse(own, input, 1e-3));
   EXPECT_TRUE(cb::testing::ErrorBudget(own, naive, input, kDreErrorBudget));
 }

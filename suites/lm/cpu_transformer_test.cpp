@@ -227,12 +227,12 @@ TEST(CpuTransformer, KvCacheDecodeEqualsRecomputation) {
   const std::vector<float> full = fast.Forward(tokens);  // [T, V]
   CpuKvCache cache;
   const std::vector<float> pre = fast.Prefill(std::span<const int>(tokens).first(prompt), cache);
-  EXPECT_TRUE(AllClose(std::span<const float>(pre), cb::testing::WidenToDouble(
+  EXPECT_TRUE(AllClose(std::span<const float>(pre), cb::testing::AsDoubles(
                            std::span<const float>(full).first(size_t(prompt) * V)), 1e-5, 1e-5));
   for (int t = prompt; t < T; ++t) {
     const std::vector<float> step = fast.DecodeStep(tokens[t], cache);
     EXPECT_TRUE(AllClose(std::span<const float>(step),
-                         cb::testing::WidenToDouble(
+                         cb::testing::AsDoubles(
                              std::span<const float>(full).subspan(size_t(t) * V, V)),
                          1e-5, 1e-5))
         << "position " << t;

@@ -100,7 +100,7 @@ std::vector<int> RandomTokens(uint64_t seed, uint64_t stream, int n, int vocab) 
   return t;
 }
 
-std::vector<double> Widen(const std::vector<float>& v) { return cb::testing::WidenToDouble(v); }
+std::vector<double> Widen(const std::vector<float>& v) { return cb::testing::AsDoubles(v); }
 
 // Row `row` of a row-major [rows, V] buffer.
 std::vector<double> Row(const std::vector<double>& m, int row, int V) {

@@ -159,8 +159,13 @@ int RunTrain(const TrainCommandOptions& o) {
     if (saved_preset != o.preset)
       throw UsageError("train --resume --preset " + o.preset + ": the run in " + partial.string() +
                        " trains preset '" + saved_preset + "'");
-    CpuTransformer shape(ref::lm::RandomInit(config, recipe.init_seed));
-    TrainingCheckpoint ck = LoadTrainingCheckpoint(ck_dir.string(), shape.num_params());
+    size_t trainable = 0;  // the preset's parameter count, from its tensor shapes
+    for (const auto& [name, shape] : ref::lm::ExpectedTensorShapes(config)) {
+      size_t n = 1;
+      for (int64_t dim : shape) n *= static_cast<size_t>(dim);
+      trainable += n;
+    }
+    TrainingCheckpoint ck = LoadTrainingCheckpoint(ck_dir.string(), trainable);
     // The schedule depends on the step count: a resumed run keeps its options.
     const TrainOptions saved = TrainOptions::FromJson(ck.trainer_json.at("options"));
     if (o.steps > 0 && o.steps != saved.steps)
