@@ -51,7 +51,10 @@ function(cb_method name)
 
   if(test_srcs)
     add_executable(${name}_test ${test_srcs})
-    target_link_libraries(${name}_test PRIVATE ${lib} cb_fixtures)
+    # DEPS again, directly: a suite built on another method's OBJECT library
+    # (cb_method_lm, the transformer substrate) gets its objects only from a
+    # direct link; `claimbench` already links every method library directly.
+    target_link_libraries(${name}_test PRIVATE ${lib} ${arg_DEPS} cb_fixtures)
     target_compile_options(${name}_test PRIVATE ${CB_WARNINGS})
     gtest_discover_tests(${name}_test TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60
                          PROPERTIES LABELS "${name}")
