@@ -114,7 +114,10 @@ std::vector<Heatmap> CollectHeatmaps(const std::vector<Result>& results) {
 
 std::string HeatmapHtml(const Heatmap& m) {
   std::ostringstream out;
-  out << "<table class=\"heatmap\"><tr><th>" << Escape(m.metric) << "</th>";
+  // Each map is shaded over its own range: the caption says how wide it is,
+  // so a near-constant map does not read as structure.
+  out << "<table class=\"heatmap\"><caption>shade: white " << Cell(m.min) << " to blue " << Cell(m.max)
+      << "</caption><tr><th>" << Escape(m.metric) << "</th>";
   for (const auto& c : m.cols) out << "<th>" << Escape(c) << "</th>";
   out << "</tr>\n";
   const double span = m.max - m.min;

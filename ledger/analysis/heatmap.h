@@ -31,7 +31,8 @@ struct Heatmap {
 std::vector<Heatmap> CollectHeatmaps(const std::vector<Result>& results);
 
 // A <table class="heatmap"> whose cells are shaded from white (min) to blue
-// (max) and print the value to 3 decimals; every label escaped.
+// (max) and print the value to 3 decimals, captioned with that range; every
+// label escaped.
 std::string HeatmapHtml(const Heatmap& map);
 // A Markdown table of the values (3 decimals; blank for a missing cell).
 std::string HeatmapMarkdown(const Heatmap& map);

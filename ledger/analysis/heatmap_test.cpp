@@ -59,6 +59,7 @@ TEST(Heatmap, RendersShadedEscapedHtmlAndMarkdown) {
   ASSERT_EQ(maps.size(), 1u);
   const std::string html = HeatmapHtml(maps[0]);
   EXPECT_NE(html.find("<th>&lt;r&gt;</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<caption>shade: white 0.200 to blue 0.600</caption>"), std::string::npos) << html;
   EXPECT_EQ(html.find("<r>"), std::string::npos) << html;
   EXPECT_NE(html.find("background:rgb(255,255,255)\">0.200<"), std::string::npos) << html;  // min: white
   EXPECT_NE(html.find("background:rgb(40,90,200);color:#fff\">0.600<"), std::string::npos) << html;  // max

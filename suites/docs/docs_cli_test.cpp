@@ -59,7 +59,7 @@ TEST_F(DocsCheckpointCliTest, EveryProjectionTypeWithTheChanceFloorInOneRun) {
     for (const auto& r : rows) {
       if (r.params.value("proj", "") != proj) continue;
       if (r.case_name == "checkpoint_layers" && r.metric == "docs_score") {
-        EXPECT_EQ(r.params.at("heatmap"), std::string(proj) + " DOCS");
+        EXPECT_EQ(r.params.at("heatmap"), std::string(proj) + " DOCS, columns");
         EXPECT_EQ(r.params.at("heatmap_row"), 0);
         EXPECT_EQ(r.params.at("heatmap_col"), 1);
         EXPECT_EQ(r.input_hash.size(), 32u);
@@ -81,7 +81,7 @@ TEST_F(DocsCheckpointCliTest, EveryProjectionTypeWithTheChanceFloorInOneRun) {
 
   // The same run as JSON: the 2 x 2 matrix per type, reflexive diagonal.
   const Output j = Run({"docs", "--checkpoint", Draft(), "--chance-draws", "2", "--format", "json",
-                        "--ledger", "l.db"});
+                        "--vectors", "rows", "--ledger", "l.db"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
   ASSERT_EQ(doc.at("projections").size(), 7u);
@@ -93,15 +93,19 @@ TEST_F(DocsCheckpointCliTest, EveryProjectionTypeWithTheChanceFloorInOneRun) {
     EXPECT_EQ(p["chance"]["draws"], 2);
   }
   EXPECT_EQ(doc["projections"][4]["proj"], "gate_proj");
-  EXPECT_EQ(doc["projections"][4]["shape"], nlohmann::json({352, 128}));  // (intermediate, hidden)
+  EXPECT_EQ(doc["vectors"], "rows");
+  EXPECT_EQ(doc["projections"][4]["shape"], nlohmann::json({128, 352}));  // gate (352, 128), transposed
 
-  // The report draws one heatmap per type.
-  const Output md = Run({"report", "--ledger", "l.db", "--format", "md"});
-  ASSERT_EQ(md.exit_code, 0) << md.err;
-  for (const char* proj : kTypes) {
-    EXPECT_NE(md.out.find(std::string("### Heatmap: docs/checkpoint_layers [cpu] ") + proj + " DOCS"),
-              std::string::npos)
-        << md.out;
+  // The report draws one heatmap per type: run 1 compared columns, run 2 rows.
+  for (const auto& [run, vectors] : {std::pair{"1", "columns"}, std::pair{"2", "rows"}}) {
+    const Output md = Run({"report", "--ledger", "l.db", "--format", "md", "--run", run});
+    ASSERT_EQ(md.exit_code, 0) << md.err;
+    for (const char* proj : kTypes) {
+      EXPECT_NE(md.out.find(std::string("### Heatmap: docs/checkpoint_layers [cpu] ") + proj + " DOCS, " + vectors +
+                            "\n\n| docs_score | 1 |\n|---|---|\n| 0 | 0."),
+                std::string::npos)
+          << md.out;
+    }
   }
 }
 
@@ -113,6 +117,7 @@ TEST_F(DocsCheckpointCliTest, BadInputIsOneLineAndNoLedger) {
            {{"--checkpoint", Path(".")}, "no model.safetensors"},
            {{"--checkpoint", Draft(), "--match", "q_proj"}, "--match selects tensors"},
            {{"--checkpoint", Draft(), "--chance-draws", "0"}, "--chance-draws must be >= 1"},
+           {{"--checkpoint", Draft(), "--vectors", "diagonal"}, "--vectors 'diagonal'"},
            {{}, "give exactly one of"},
            {{"--checkpoint", Draft(), "--safetensors", smoke + "/model.safetensors"}, "give exactly one of"},
        }) {

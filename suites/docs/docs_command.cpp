@@ -39,6 +39,7 @@ struct DocsOptions {
   std::vector<std::string> files;
   std::string checkpoint;
   std::string match;
+  std::string vectors = "columns";
   int chance_draws = 5;
   uint64_t seed = 20250101;
   std::string backend = "cpu";
@@ -153,6 +154,7 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
                                 .format = o.format,
                                 .out = o.out,
                                 .ledger = o.ledger,
+                                .vectors = o.vectors,
                                 .chance_draws = o.chance_draws,
                                 .seed = o.seed},
                                cmdline);
@@ -207,6 +209,10 @@ void AddDocsCommand(CLI::App& app, const cb::cli::CommandLine& cmdline, int* exi
   cmd->add_option("--checkpoint", o->checkpoint,
                   "A Hugging Face Llama checkpoint folder: every projection type, all layers, "
                   "with the chance floor");
+  cmd->add_option("--vectors", o->vectors,
+                  "--checkpoint: compare each tensor's columns as stored, or its rows (a Hugging Face "
+                  "weight's output neurons)")
+      ->capture_default_str();
   cmd->add_option("--chance-draws", o->chance_draws,
                   "--checkpoint: independent Gaussian pairs per projection type for the chance floor")
       ->capture_default_str();

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generators/tensors.h"
+#include "harness/hash.h"
 #include "harness/random.h"
 #include "harness/safetensors.h"
 #include "harness/stats.h"
@@ -186,6 +187,30 @@ ProjectionLayers LoadProjection(const std::vector<std::string>& files, const Pro
     by_layer.emplace(layer, std::move(t));
   }
   for (auto& [layer, t] : by_layer) out.tensors.push_back(std::move(t));
+  return out;
+}
+
+ProjectionLayers Transposed(const ProjectionLayers& layers) {
+  ProjectionLayers out;
+  out.proj = layers.proj;
+  out.layer = layers.layer;
+  for (const NamedTensor& t : layers.tensors) {
+    NamedTensor tt;
+    tt.file = t.file;
+    tt.name = t.name;
+    tt.rows = t.cols;
+    tt.cols = t.rows;
+    tt.data.resize(t.data.size());
+    for (int64_t r = 0; r < t.rows; ++r) {
+      for (int64_t c = 0; c < t.cols; ++c) tt.data[c * t.rows + r] = t.data[r * t.cols + c];
+    }
+    h::Hasher hasher;
+    const int64_t shape[2] = {tt.rows, tt.cols};
+    hasher.Update({reinterpret_cast<const char*>(shape), sizeof shape});
+    hasher.Update({reinterpret_cast<const char*>(tt.data.data()), tt.data.size() * sizeof(float)});
+    tt.content_hash = hasher.Digest().Hex();
+    out.tensors.push_back(std::move(tt));
+  }
   return out;
 }
 

@@ -73,6 +73,14 @@ struct ProjectionLayers {
 };
 ProjectionLayers LoadProjection(const std::vector<std::string>& files, const ProjectionType& type);
 
+// The same layers with every matrix transposed: (rows, cols) -> (cols, rows),
+// so DOCS compares the stored rows instead of the columns. For a Hugging
+// Face nn.Linear weight (out_features, in_features) the columns are the
+// input axis and the rows the output neurons; which of the two the paper's
+// "columns are the neurons" means is not settled (no public code), so both
+// can be measured. Content hashes are of the transposed data.
+ProjectionLayers Transposed(const ProjectionLayers& layers);
+
 struct ChanceFloor {
   int64_t rows = 0, cols = 0;
   std::vector<double> scores;  // (draws)

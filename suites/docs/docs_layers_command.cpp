@@ -74,7 +74,7 @@ nlohmann::json Maybe(double v) { return std::isnan(v) ? nlohmann::json() : nlohm
 std::string FormatJson(const std::vector<TypeResult>& results, const CheckpointLayersOptions& o,
                        int64_t run_id) {
   nlohmann::json j = {{"checkpoint", o.dir}, {"backend", o.backend_name}, {"run_id", run_id},
-                      {"vectors", "columns of each tensor as stored"}};
+                      {"vectors", o.vectors}};
   j["projections"] = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json docs = nlohmann::json::array();
@@ -104,6 +104,9 @@ std::string FormatJson(const std::vector<TypeResult>& results, const CheckpointL
 
 int RunCheckpointLayers(const CheckpointLayersOptions& o, const cb::cli::CommandLine& cmdline) {
   if (o.chance_draws < 1) throw cb::cli::UsageError("--chance-draws must be >= 1");
+  if (o.vectors != "columns" && o.vectors != "rows") {
+    throw cb::cli::UsageError("--vectors '" + o.vectors + "': expected columns or rows");
+  }
   const std::vector<std::string> files = CheckpointFiles(o.dir);
   const auto& types = LlamaProjections();
   size_t pairs = 0;
@@ -131,7 +134,8 @@ int RunCheckpointLayers(const CheckpointLayersOptions& o, const cb::cli::Command
       return cb::cli::kExitError;
     }
     bar.Update(static_cast<int>(k), 0, types[k].name);
-    const ProjectionLayers layers = LoadProjection(files, types[k]);
+    const ProjectionLayers layers =
+        o.vectors == "rows" ? Transposed(LoadProjection(files, types[k])) : LoadProjection(files, types[k]);
     TypeResult r;
     r.proj = types[k].name;
     r.layer = layers.layer;
@@ -141,8 +145,9 @@ int RunCheckpointLayers(const CheckpointLayersOptions& o, const cb::cli::Command
     r.chance = ChanceFloorOf(o.backend, r.rows, r.cols, o.chance_draws, chance_seed);
     r.sim = LayerSimilarity(o.backend, layers.tensors, nullptr);
     r.summary = Summarise(r.layer, r.sim, r.chance, o.seed);
-    const nlohmann::json params = {{"checkpoint", o.dir}, {"proj", r.proj}};
-    std::vector<h::Result> rows = LayerRows("checkpoint_layers", params, r.proj + " DOCS", layers, r.sim, r.summary);
+    const nlohmann::json params = {{"checkpoint", o.dir}, {"proj", r.proj}, {"vectors", o.vectors}};
+    std::vector<h::Result> rows =
+        LayerRows("checkpoint_layers", params, r.proj + " DOCS, " + o.vectors, layers, r.sim, r.summary);
     for (auto& row : ChanceRows("checkpoint_chance_floor", params, r.chance, chance_seed)) rows.push_back(row);
     for (auto& row : rows) row.backend = o.backend_name;
     ledger.AddResults(run_id, rows);

@@ -110,6 +110,31 @@ TEST(ChanceFloor, MatchesTheReferenceOnTheSameGaussianPairsAndIsDeterministic) {
   EXPECT_THROW(ChanceFloorOf(h::Backend::kCpu, 32, 48, 0, 99), std::invalid_argument);
 }
 
+TEST(Transposed, SwapsTheAxesSoDocsComparesRows) {
+  ProjectionLayers p;
+  p.proj = "q_proj";
+  p.layer = {0, 1};
+  for (int l = 0; l < 2; ++l) {
+    NamedTensor t;
+    t.name = "l" + std::to_string(l);
+    t.rows = 6;
+    t.cols = 9;
+    const auto g = cb::gen::GaussianMatrix(6, 9, 3, l).matrix.data;
+    t.data.assign(g.begin(), g.end());
+    p.tensors.push_back(t);
+  }
+  const ProjectionLayers t = Transposed(p);
+  ASSERT_EQ(t.tensors[0].rows, 9);
+  ASSERT_EQ(t.tensors[0].cols, 6);
+  EXPECT_EQ(t.tensors[1].data[4 * 6 + 5], p.tensors[1].data[5 * 9 + 4]);  // (4, 5) of the transpose
+  EXPECT_NE(t.tensors[0].content_hash, t.tensors[1].content_hash);
+  cb::ref::Matrix x(9, 6), y(9, 6);
+  for (int r = 0; r < 9; ++r)
+    for (int c = 0; c < 6; ++c) x(r, c) = p.tensors[0].data[c * 9 + r], y(r, c) = p.tensors[1].data[c * 9 + r];
+  const auto sim = LayerSimilarity(h::Backend::kCpu, t.tensors, nullptr);
+  EXPECT_NEAR(sim.at(0, 1), cb::ref::docs::Docs(x, y).score, 1e-5);
+}
+
 class CheckpointDirTest : public ::testing::Test {
  protected:
   void SetUp() override {

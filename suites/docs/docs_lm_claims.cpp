@@ -10,7 +10,10 @@
 // trainer's init_seed: the exact starting point of that training), and the
 // chance floor of independent Gaussian pairs of the same shape
 // (docs_layers.h says how each number and interval is computed).
-// Criterion (fixed before the first run), on the trained model:
+// Vectors: the columns of each tensor as stored (as `claimbench docs` reads
+// them); the rows (a Hugging Face weight's output neurons) are measured too
+// and recorded, not judged (docs_layers.h, Transposed()).
+// Criterion (fixed before the first run), on the trained model, columns:
 //   adjacent - non-adjacent mean DOCS, 95% CI >= 0, and
 //   adjacent - chance floor, 95% CI >= 0.
 // The untrained model and the permutation p-value are recorded beside it,
@@ -117,29 +120,53 @@ h::Outcome TrainedLayers(size_t type_index, h::ClaimContext& ctx) {
   ctx.Progress(0.6);
   const SimilarityMatrix sim0 = LayerSimilarity(h::Backend::kCpu, init.tensors, nullptr);
   const Adjacency a0 = Summarise(init.layer, sim0, chance, ctx.seed());
+  ctx.Progress(0.8);
+  // The other reading of "neurons": the stored rows (output units), trained
+  // model only, with its own chance floor; recorded, not judged.
+  const ProjectionLayers trained_t = Transposed(trained);
+  const ChanceFloor chance_t = ChanceFloorOf(h::Backend::kCpu, n, m, draws, chance_seed + 1);
+  const SimilarityMatrix sim_t = LayerSimilarity(h::Backend::kCpu, trained_t.tensors, nullptr);
+  const Adjacency a_t = Summarise(trained_t.layer, sim_t, chance_t, ctx.seed());
 
-  for (const auto& [label, layers, s, summary] :
-       {std::tuple{"target", &trained, &sim, &a}, std::tuple{"target_init", &init, &sim0, &a0}}) {
-    const nlohmann::json params = {{"model", label}, {"proj", type.name}};
-    for (const auto& row : LayerRows("lm_layers", params, std::string(label) + " " + type.name + " DOCS",
-                                     *layers, *s, *summary)) {
+  struct Analysis {
+    const char* model;
+    const char* vectors;
+    const ProjectionLayers* layers;
+    const SimilarityMatrix* sim;
+    const Adjacency* summary;
+  };
+  for (const Analysis& x : {Analysis{"target", "columns", &trained, &sim, &a},
+                            Analysis{"target_init", "columns", &init, &sim0, &a0},
+                            Analysis{"target", "rows", &trained_t, &sim_t, &a_t}}) {
+    const nlohmann::json params = {{"model", x.model}, {"proj", type.name}, {"vectors", x.vectors}};
+    const std::string title = std::string(x.model) + " " + type.name + " DOCS, " + x.vectors;
+    for (const auto& row : LayerRows("lm_layers", params, title, *x.layers, *x.sim, *x.summary)) {
       ctx.Record(row, row.kind);
     }
   }
-  for (const auto& row : ChanceRows("lm_chance_floor", {{"proj", type.name}}, chance, chance_seed)) {
+  for (const auto& row :
+       ChanceRows("lm_chance_floor", {{"proj", type.name}, {"vectors", "columns"}}, chance, chance_seed)) {
+    ctx.Record(row, row.kind);
+  }
+  for (const auto& row :
+       ChanceRows("lm_chance_floor", {{"proj", type.name}, {"vectors", "rows"}}, chance_t, chance_seed + 1)) {
     ctx.Record(row, row.kind);
   }
   return ctx.Judge(
       {h::Estimate::Ci(a.gap_far, a.gap_far_ci.low, a.gap_far_ci.high),
        h::Estimate::Ci(a.gap_chance, a.gap_chance_ci.low, a.gap_chance_ci.high)},
-      h::StrFormat("fixtures/lm/target %s, %zu layers of %lldx%lld: adjacent %.4f, non-adjacent %.4f, "
-                   "adjacent - chance %.4f [%.4f, %.4f], permutation p %.3f; untrained (RandomInit seed "
-                   "%llu): adjacent %.4f, non-adjacent %.4f; chance floor %.4f (sd %.4f, %d pairs)",
+      h::StrFormat("fixtures/lm/target %s, %zu layers of %lldx%lld, columns as vectors: adjacent %.4f, "
+                   "non-adjacent %.4f, adjacent - chance %.4f [%.4f, %.4f], permutation p %.3f; untrained "
+                   "(RandomInit seed %llu): adjacent %.4f, non-adjacent %.4f; chance floor %.4f (sd %.4f, %d "
+                   "pairs); rows as vectors (not judged): adjacent - non-adjacent %.4f [%.4f, %.4f], "
+                   "adjacent - chance %.4f [%.4f, %.4f], permutation p %.3f",
                    type.name, trained.tensors.size(), static_cast<long long>(m), static_cast<long long>(n),
                    a.adjacent_mean, a.non_adjacent_mean, a.gap_chance, a.gap_chance_ci.low,
                    a.gap_chance_ci.high, a.permutation_p,
                    static_cast<unsigned long long>(Untrained(dir).init_seed), a0.adjacent_mean,
-                   a0.non_adjacent_mean, chance.mean, chance.sd, draws));
+                   a0.non_adjacent_mean, chance.mean, chance.sd, draws, a_t.gap_far, a_t.gap_far_ci.low,
+                   a_t.gap_far_ci.high, a_t.gap_chance, a_t.gap_chance_ci.low, a_t.gap_chance_ci.high,
+                   a_t.permutation_p));
 }
 
 template <size_t kType>
