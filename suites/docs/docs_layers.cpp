@@ -96,17 +96,17 @@ const std::vector<ProjectionType>& LlamaProjections() {
 }
 
 std::vector<std::string> CheckpointFiles(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw std::runtime_error("--checkpoint " + dir + ": not a folder");
+  if (!fs::is_directory(dir)) throw std::runtime_error("checkpoint " + dir + ": not a folder");
   const fs::path single = fs::path(dir) / "model.safetensors";
   const fs::path index = fs::path(dir) / "model.safetensors.index.json";
   const bool has_single = fs::exists(single), has_index = fs::exists(index);
   if (has_single && has_index) {
-    throw std::runtime_error("--checkpoint " + dir +
+    throw std::runtime_error("checkpoint " + dir +
                              ": both model.safetensors and model.safetensors.index.json (ambiguous)");
   }
   if (has_single) return {single.string()};
   if (!has_index) {
-    throw std::runtime_error("--checkpoint " + dir +
+    throw std::runtime_error("checkpoint " + dir +
                              ": no model.safetensors or model.safetensors.index.json (Hugging Face layout)");
   }
   nlohmann::json j;

@@ -21,6 +21,7 @@
 // UNMEASURABLE. Every profile uses the target (the smoke model has one
 // layer: no pair to compare); profiles differ in chance-floor draws only.
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -106,6 +107,9 @@ h::Outcome TrainedLayers(size_t type_index, h::ClaimContext& ctx) {
   const std::string fixtures = cb::lm_suite::LmFixturesDir();
   if (fixtures.empty()) return h::Unmeasurable(cb::lm_suite::MissingLmFixtures());
   const std::string dir = fixtures + "/target";
+  if (!std::filesystem::exists(dir + "/config.json")) {
+    return h::Unmeasurable("no trained target model: " + dir + "/config.json is missing");
+  }
   const ProjectionType& type = LlamaProjections().at(type_index);
   const int draws = ctx.ByProfile(3, 20, 50);
   const uint64_t chance_seed = ctx.seed() + 7919 * (type_index + 1);
