@@ -184,7 +184,7 @@ h::ClaimSpec Spec(const char* id, const char* proj) {
           .statement = std::string("in a trained transformer, adjacent layers' ") + proj +
                        " matrices are more similar than non-adjacent ones and than chance",
           .paper_value = "adjacent layers cluster in the heatmaps of real LLMs (no number given)",
-          .paper_setting = "Llama/Mistral/Gemma-family checkpoints (7B-scale), W_q..MLP-Down",
+          .paper_setting = "Llama/Mistral/Gemma-family checkpoints, W_q..MLP-Down",
           .metric = "mean DOCS adjacent - non-adjacent layer pairs [bootstrap over pairs]",
           .criterion = h::AllOf({h::AtLeast(0, "adjacent - non-adjacent, 95% CI"),
                                  h::AtLeast(0, "adjacent - chance floor, 95% CI")})};
