@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ledger/analysis/compare.h"
+#include "ledger/analysis/heatmap.h"
 #include "ledger/analysis/history.h"
 #include "ledger/analysis/run_data.h"
 
@@ -142,6 +143,7 @@ body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#eee}
 .REPRODUCED{color:#070}.NOT_REPRODUCED{color:#a00}.INCONCLUSIVE{color:#a60}.UNMEASURABLE{color:#666}
 .chart{width:900px;height:300px;margin-bottom:1.5em}.note{color:#666;font-style:italic}
+.heatmap td{text-align:right;min-width:3em}
 )css";
 
 // Installed before Chart.js, so errors while it loads are counted too.
@@ -225,6 +227,13 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   }
   out << "</table>\n";
 
+  const std::vector<Heatmap> heatmaps = CollectHeatmaps(m.run.results);
+  if (!heatmaps.empty()) out << "<h2>Heatmaps</h2>\n";
+  for (const auto& h : heatmaps) {
+    out << "<h3>" << Html(h.suite + "/" + h.case_name + " [" + h.backend + "] " + h.title) << "</h3>\n"
+        << HeatmapHtml(h);
+  }
+
   out << "<h2>History</h2>\n";
   if (m.history.empty()) out << "<p class=\"note\">No timed row of this run appears in two or more runs yet.</p>\n";
   for (size_t i = 0; i < m.history.size(); ++i) {
@@ -285,6 +294,10 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   for (const auto& c : m.run.claims) {
     out << "| " << md(c.paper) << " | " << md(c.claim_id) << " | " << md(c.paper_value) << " | "
         << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";
+  }
+  for (const auto& h : CollectHeatmaps(m.run.results)) {
+    out << "\n### Heatmap: " << md(h.suite + "/" + h.case_name + " [" + h.backend + "] " + h.title) << "\n\n"
+        << HeatmapMarkdown(h);
   }
   out << "\n## Change points\n\n";
   int steps = 0;

@@ -10,6 +10,8 @@
 //   - a CPU-vs-CUDA chart (compare.h on the run's cpu and cuda rows) and a
 //     platform chart (the newest runs of the two most recent platforms), each
 //     replaced by a note saying why when there is nothing to compare;
+//   - the run's heatmap-shaped rows (ledger/analysis/heatmap.h) as shaded
+//     tables (HTML) or tables of numbers (Markdown), after the claims;
 //   - each run's provenance (git commit and dirty flag, platform, build).
 // Chart.js is inlined from the file `chartjs_path` (Debian's libjs-chart.js),
 // so the page needs no network. The page counts the charts it rendered and

@@ -11,6 +11,8 @@
 //   D5  the fp32 CPU path agrees with the fp64 reference (D7: the CUDA path)
 //   D6  the real-LLM heatmaps: UNMEASURABLE without a checkpoint; the chance
 //       level a real model's score must beat is measured here
+// docs.D4-lm-* (the same claim as D4 on the trained substrate transformer)
+// are in docs_lm_claims.cpp.
 // Criteria and thresholds were fixed before the first run.
 #include <algorithm>
 #include <cmath>
@@ -411,7 +413,9 @@ h::Outcome RealModelHeatmaps(h::ClaimContext& ctx) {
                       .ci_high = ci.high,
                       .n = pairs});
   return h::Unmeasurable(
-      h::StrFormat("needs a real checkpoint: run `claimbench docs --safetensors FILE --match REGEX`; "
+      h::StrFormat("needs a real checkpoint: run `claimbench docs --checkpoint DIR` (every projection "
+                   "type, all layers, with the chance floor; docs.D4-lm-* do this on the substrate's "
+                   "trained model); "
                    "chance level of independent %lldx%lld Gaussian pairs here: %.4f [%.4f, %.4f]",
                    static_cast<long long>(n), static_cast<long long>(n), h::Mean(chance), ci.low, ci.high),
       "no checkpoint in CI");
@@ -503,7 +507,7 @@ CB_REGISTER_CLAIM(kRealModels,
                    .paper_value = "heatmaps; absolute values ~0.12 (per a reviewer)",
                    .paper_setting = "real checkpoints",
                    .metric = "-",
-                   .criterion = h::Holds("measured with `claimbench docs --safetensors`")},
+                   .criterion = h::Holds("measured with `claimbench docs --checkpoint DIR`")},
                   RealModelHeatmaps);
 
 }  // namespace

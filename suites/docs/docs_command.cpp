@@ -6,6 +6,8 @@
 // metric docs_score). Every input is read and checked before the ledger is
 // opened, so bad input records nothing; each pair is committed as it is
 // computed, so an interrupted run keeps what it finished.
+// `claimbench docs --checkpoint DIR`: every projection type of a Hugging Face
+// Llama checkpoint with the chance floor (docs_layers_command.h).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +27,7 @@
 #include "ledger/ledger.h"
 #include "ledger/run_guard.h"
 #include "suites/docs/docs_checkpoint.h"
+#include "suites/docs/docs_layers_command.h"
 
 namespace cb::docs {
 namespace {
@@ -34,7 +37,11 @@ using cb::cli::UsageError;
 
 struct DocsOptions {
   std::vector<std::string> files;
+  std::string checkpoint;
   std::string match;
+  std::string vectors = "columns";
+  int chance_draws = 5;
+  uint64_t seed = 20250101;
   std::string backend = "cpu";
   std::string format = "csv";
   std::string out;
@@ -133,7 +140,25 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
   if (const auto status = h::Availability(*backend); !status.ok) {
     throw UsageError("--backend " + o.backend + ": unavailable: " + status.reason);
   }
+  if (o.files.empty() == o.checkpoint.empty()) {
+    throw UsageError("give exactly one of --safetensors FILE... or --checkpoint DIR");
+  }
+  if (!o.checkpoint.empty() && !o.match.empty()) {
+    throw UsageError("--match selects tensors for --safetensors; --checkpoint takes every projection type");
+  }
   CheckOutputWritable(o.out);
+  if (!o.checkpoint.empty()) {
+    return RunCheckpointLayers({.dir = o.checkpoint,
+                                .backend = *backend,
+                                .backend_name = o.backend,
+                                .format = o.format,
+                                .out = o.out,
+                                .ledger = o.ledger,
+                                .vectors = o.vectors,
+                                .chance_draws = o.chance_draws,
+                                .seed = o.seed},
+                               cmdline);
+  }
   const std::vector<NamedTensor> tensors = LoadMatchingTensors(o.files, o.match);
   const size_t pairs = tensors.size() * (tensors.size() - 1) / 2;
 
@@ -180,8 +205,19 @@ void AddDocsCommand(CLI::App& app, const cb::cli::CommandLine& cmdline, int* exi
   CLI::App* cmd = app.add_subcommand(
       "docs", "DOCS layer x layer similarity of a checkpoint's weight matrices (safetensors)");
   cmd->add_option("--safetensors", o->files, "Checkpoint files (one or more shards)")
-      ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "A Hugging Face Llama checkpoint folder: every projection type, all layers, "
+                  "with the chance floor");
+  cmd->add_option("--vectors", o->vectors,
+                  "--checkpoint: compare each tensor's columns as stored, or its rows (a Hugging Face "
+                  "weight's output neurons)")
+      ->capture_default_str();
+  cmd->add_option("--chance-draws", o->chance_draws,
+                  "--checkpoint: independent Gaussian pairs per projection type for the chance floor")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "--checkpoint: seed of the chance floor and the bootstrap")
+      ->capture_default_str();
   cmd->add_option("--match", o->match,
                   "Regex selecting the 2-D tensors to compare, e.g. 'self_attn\\.q_proj'");
   cmd->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
