@@ -147,14 +147,14 @@ TEST(CoatLmActivations, CompressedValuesAreTheReferenceQuantizersBitForBit) {
     // Linear input: per-tensor scaling over the whole tensor.
     std::vector<float> lin = x;
     comp.Apply({R::kLinearInput, "n", 0, cols}, lin);
-    EXPECT_TRUE(BitEqual(lin, rc::Dequantize(rc::QuantizePerTensor(x, ref::fp8::Format::kE4M3)))) << cols;
+    EXPECT_TRUE(BitEqual(lin, rc::Dequantize(rc::QuantizePerTensor(x, cb::ref::fp8::Format::kE4M3)))) << cols;
     EXPECT_FALSE(BitEqual(lin, x));
     // Non-linear input: 1x16 groups along each row (reference, row by row).
     std::vector<float> nl = x, want;
     comp.Apply({R::kNonLinearInput, "gate", 0, cols}, nl);
     for (int r = 0; r < rows; ++r) {
       const std::span<const float> row(x.data() + size_t(r) * cols, cols);
-      const std::vector<float> back = rc::Dequantize(rc::QuantizePerGroup16(row, ref::fp8::Format::kE4M3));
+      const std::vector<float> back = rc::Dequantize(rc::QuantizePerGroup16(row, cb::ref::fp8::Format::kE4M3));
       want.insert(want.end(), back.begin(), back.end());
     }
     EXPECT_TRUE(BitEqual(nl, want)) << cols;
@@ -210,9 +210,10 @@ TEST(CoatLmActivations, ForwardUnchangedGradientCloseToFp32) {
     norm += double(g32[i]) * g32[i];
   }
   // E4M3 keeps 3 mantissa bits (relative step 1/8 to 1/16 per value): the
-  // gradient moves, but far less than its own size.
+  // gradient moves, but far less than its own size (a wrong scale would move
+  // it by about its size).
   EXPECT_GT(diff, 0.0);
-  EXPECT_LT(std::sqrt(diff / norm), 0.1);
+  EXPECT_LT(std::sqrt(diff / norm), 0.05);  // ~0.015 seen
   EXPECT_GT(comp.counts().Elements(), 0);
 }
 
