@@ -335,6 +335,11 @@ h::Outcome MemoryOfTransformer(h::ClaimContext& ctx) {
   rec("saved_activation_bytes_per_token_bf16", "B", "lower", act_bf16 / double(tokens));
   rec("saved_activation_bytes_per_token_coat", "B", "lower", act_coat / double(tokens));
   rec("saved_activation_bf16_over_coat", "ratio", "higher", act_bf16 / act_coat);
+  // Per saved value (p left out, no logits): 2 B in bf16; COAT's mix of FP8
+  // codes with their scales and the tensors it keeps in bf16.
+  const double values = double(a.Elements() - a.attention_probs);
+  rec("saved_activation_bytes_per_value_bf16", "B", "lower", double(a.Bf16Bytes(false)) / values);
+  rec("saved_activation_bytes_per_value_coat", "B", "lower", double(a.CoatBytes(false)) / values);
   rec("saved_activation_bf16_over_coat_with_probs", "ratio", "higher",
       (double(a.Bf16Bytes(true)) + logits) / (double(a.CoatBytes(true)) + logits));
   rec("predicted_end_to_end_bf16_over_coat", "ratio", "higher", total_bf16 / total_coat);
@@ -342,10 +347,12 @@ h::Outcome MemoryOfTransformer(h::ClaimContext& ctx) {
                    s.Describe(r.params) +
                        h::StrFormat("; measured COAT state %.4g B/param (fp32 AdamW 8: %.3gx); saved activations "
                                     "per token bf16 %.4g B vs COAT %.4g B (%.3gx, logits bf16 in both, p left out "
-                                    "as FlashAttention recomputes it); predicted end-to-end at %lld tokens per "
-                                    "step, one GPU: %.3gx (paper 1.54x for OLMo/Llama on 8xH100)",
+                                    "as FlashAttention recomputes it; %.3g vs %.3g B per saved value); predicted "
+                                    "end-to-end at %lld tokens per step, one GPU: %.3gx (paper 1.54x for "
+                                    "OLMo/Llama on 8xH100)",
                                     opt_bpp, 8.0 / opt_bpp, act_bf16 / tokens, act_coat / tokens,
-                                    act_bf16 / act_coat, (long long)tokens, total_bf16 / total_coat));
+                                    act_bf16 / act_coat, double(a.Bf16Bytes(false)) / values,
+                                    double(a.CoatBytes(false)) / values, (long long)tokens, total_bf16 / total_coat));
 }
 
 CB_REGISTER_CLAIM(kC1Lm, {.id = "coat.C1-lm", .section = "§4.2 (DRE); torchao issue #2306",
