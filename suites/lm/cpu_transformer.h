@@ -100,7 +100,8 @@ struct SavedTensor {
 // the backward pass reads it; may overwrite `values` in place (what it leaves
 // there is what the backward pass reads). Only LossAndGrad and
 // ImageLossAndGrad save tensors; Forward, Loss and the KV-cache paths never
-// call it.
+// call it. A hook with state (counters, buffers) makes concurrent
+// LossAndGrad calls unsafe unless it guards that state itself.
 using ActivationHook = std::function<void(const SavedTensor& what, std::span<float> values)>;
 
 class CpuTransformer {

@@ -18,7 +18,7 @@
 //             order; tokens = window[0, seq), targets = window[1, seq], weight 1.
 //
 // Determinism: a step is a pure function of (weights, optimizer state, stream,
-// options, step); with OpenBLAS on one thread two runs are bit-identical, and
+// options, step, and the model's and trainer's hooks when set); with OpenBLAS on one thread two runs are bit-identical, and
 // a run resumed from a checkpoint equals one that never stopped
 // (trainer_test.cpp checks both).
 //
