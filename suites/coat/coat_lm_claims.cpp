@@ -153,6 +153,7 @@ h::Outcome TrainingParityLm(h::ClaimContext& ctx) {
   int64_t params = 0;
   double fp32_seconds = 0, coat_seconds = 0;
   std::string ablation;
+  std::vector<double> fp32_losses;  // the seed-to-seed spread: a yardstick for the difference
   for (int k = 0; k < s.seeds; ++k) {
     const uint64_t seed = ctx.seed() + 7919 * uint64_t(k);
     ctx.Progress(double(k) / s.seeds, "seed " + std::to_string(k));
@@ -163,6 +164,7 @@ h::Outcome TrainingParityLm(h::ClaimContext& ctx) {
     coat_seconds += coat.seconds;
     const double r = (coat.heldout_loss - fp32.heldout_loss) / fp32.heldout_loss;
     rel.push_back(r);
+    fp32_losses.push_back(fp32.heldout_loss);
     const nlohmann::json p = {{"seed", seed}, {"model", s.name}, {"params", params},
                               {"steps", s.options.steps}, {"tokens_per_step", s.options.batch * s.options.seq},
                               {"eval_batches", s.eval_batches}, {"threads", openblas_get_num_threads()}};
@@ -199,16 +201,25 @@ h::Outcome TrainingParityLm(h::ClaimContext& ctx) {
   const double se = std::sqrt(var / (rel.size() - 1) / rel.size());
   const double half = T975(int(rel.size()) - 1) * se;
   const auto [lo, hi] = std::minmax_element(rel.begin(), rel.end());
+  const double fp32_mean = h::Mean(fp32_losses);
+  double fp32_var = 0;
+  for (double l : fp32_losses) fp32_var += (l - fp32_mean) * (l - fp32_mean);
+  const double fp32_cv = std::sqrt(fp32_var / (fp32_losses.size() - 1)) / fp32_mean;
+  ctx.RecordExact({.case_name = "lm_training", .backend = "cpu", .params = {{"seeds", s.seeds}, {"model", s.name}},
+                   .metric = "fp32_heldout_loss_seed_cv", .unit = "ratio", .direction = "lower", .value = fp32_cv,
+                   .n = int64_t(fp32_losses.size())});
   ctx.RecordEstimate({.case_name = "lm_training", .backend = "cpu", .params = {{"seeds", s.seeds}, {"model", s.name}},
                       .metric = "mean_relative_heldout_loss_difference", .unit = "ratio", .direction = "lower",
                       .value = mean, .ci_low = mean - half, .ci_high = mean + half, .n = int64_t(rel.size())});
   return ctx.Judge({h::Estimate::Ci(mean, mean - half, mean + half)},
                    s.Describe(params) +
                        h::StrFormat("; %d paired seeds (same init and batches); COAT = E4M3+DRE moments + FP8 saved "
-                                    "activations, fp32 forward; per-seed rel. diff in [%.3g%%, %.3g%%]; "
+                                    "activations, fp32 forward; per-seed rel. diff in [%.3g%%, %.3g%%] (fp32 loss "
+                                    "%.4g, seed-to-seed sd %.3g%% of it); "
                                     "first seed, each part alone: %s; train time fp32 %.3g s, emulated COAT "
                                     "%.3g s in all",
-                                    s.seeds, 100 * *lo, 100 * *hi, ablation.c_str(), fp32_seconds, coat_seconds));
+                                    s.seeds, 100 * *lo, 100 * *hi, fp32_mean, 100 * fp32_cv, ablation.c_str(),
+                                    fp32_seconds, coat_seconds));
 }
 
 // ---------------------------------------------------------------------------
