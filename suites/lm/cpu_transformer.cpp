@@ -339,6 +339,7 @@ std::vector<float> CpuTransformer::RunBlocks(std::vector<float> x, int B, int T,
     for (size_t j = 0; j < A.a.size(); ++j) A.a[j] = A.gate[j] * Sigmoid(A.gate[j]) * A.up[j];
     x = A.h;  // x = h + a Wd^T
     GemmNT(M, D, I, 1, A.a.data(), I, W.w_down, I, 1, x.data(), D);
+    if (acts) HookLayer(A, l, D, I);  // the forward is done with this layer's tensors
   }
   if (cache) cache->length = S;
   std::vector<float> rf(M), xf(size_t(M) * D);
@@ -347,8 +348,34 @@ std::vector<float> CpuTransformer::RunBlocks(std::vector<float> x, int B, int T,
     acts->xL = std::move(x);
     acts->rf = std::move(rf);
     acts->xf = xf;
+    HookFinal(*acts, D);
   }
   return xf;
+}
+
+void CpuTransformer::HookLayer(LayerActs& A, int l, int D, int I) const {
+  if (!activation_hook_) return;
+  const ref::TransformerConfig& c = config_;
+  const int Hd = c.num_attention_heads * c.HeadDim(), KVd = c.num_key_value_heads * c.HeadDim();
+  const size_t M = A.x.size() / D;  // rows: B*T
+  const int S = static_cast<int>(A.p.size() / (M * c.num_attention_heads));  // keys per query row
+  struct Entry { SavedRole role; const char* name; std::vector<float>* v; int cols; };
+  const Entry entries[] = {
+      {SavedRole::kNonLinearInput, "x", &A.x, D},    {SavedRole::kStatistic, "r1", &A.r1, 1},
+      {SavedRole::kLinearInput, "n", &A.n, D},       {SavedRole::kAttentionCore, "q", &A.q, Hd},
+      {SavedRole::kAttentionCore, "k", &A.k, KVd},   {SavedRole::kAttentionCore, "v", &A.v, KVd},
+      {SavedRole::kAttentionCore, "p", &A.p, S},     {SavedRole::kLinearInput, "att", &A.att, Hd},
+      {SavedRole::kNonLinearInput, "h", &A.h, D},    {SavedRole::kStatistic, "r2", &A.r2, 1},
+      {SavedRole::kLinearInput, "m", &A.m, D},       {SavedRole::kNonLinearInput, "gate", &A.gate, I},
+      {SavedRole::kNonLinearInput, "up", &A.up, I},  {SavedRole::kLinearInput, "a", &A.a, I}};
+  for (const Entry& e : entries) activation_hook_(SavedTensor{e.role, e.name, l, e.cols}, *e.v);
+}
+
+void CpuTransformer::HookFinal(Acts& acts, int D) const {
+  if (!activation_hook_) return;
+  activation_hook_(SavedTensor{SavedRole::kNonLinearInput, "xL", -1, D}, acts.xL);
+  activation_hook_(SavedTensor{SavedRole::kStatistic, "rf", -1, 1}, acts.rf);
+  activation_hook_(SavedTensor{SavedRole::kHeadInput, "xf", -1, D}, acts.xf);
 }
 
 std::vector<float> CpuTransformer::Forward(std::span<const int> tokens) const {

@@ -42,6 +42,7 @@
 #define CB_SUITES_LM_CPU_TRANSFORMER_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -77,6 +78,31 @@ struct CpuKvCache {
   std::vector<std::vector<float>> keys;    // [L] -> [t, KV*d]
   std::vector<std::vector<float>> values;  // [L] -> [t, KV*d]
 };
+
+// What a tensor saved for the backward pass feeds there, for an activation
+// hook that compresses saved activations (COAT's mixed granularity, Xi et
+// al. ICLR 2025 §5: per-tensor FP8 for linear-layer inputs, 1x16 groups for
+// what non-linear layers save; the attention core stays high precision).
+enum class SavedRole {
+  kLinearInput,     // n (q/k/v-proj input), att (o-proj), m (gate/up-proj), a (down-proj)
+  kNonLinearInput,  // x, h, xL (RMSNorm inputs), gate (SiLU input), up (multiply input)
+  kAttentionCore,   // q, k (after RoPE), v, p (softmax probabilities)
+  kHeadInput,       // xf (the LM head's or classifier's input)
+  kStatistic,       // r1, r2, rf (RMSNorm reciprocal rms), [rows]
+};
+struct SavedTensor {
+  SavedRole role;
+  const char* name;  // the LayerActs / Acts member: "x", "n", ..., "xf"
+  int layer;         // -1 for the final norm and the head
+  int cols;          // row length (the tensor is [size / cols, cols])
+};
+// Called once per saved tensor after the forward pass has used it and before
+// the backward pass reads it; may overwrite `values` in place (what it leaves
+// there is what the backward pass reads). Only LossAndGrad and
+// ImageLossAndGrad save tensors; Forward, Loss and the KV-cache paths never
+// call it. A hook with state (counters, buffers) makes concurrent
+// LossAndGrad calls unsafe unless it guards that state itself.
+using ActivationHook = std::function<void(const SavedTensor& what, std::span<float> values)>;
 
 class CpuTransformer {
  public:
@@ -121,6 +147,10 @@ class CpuTransformer {
   std::vector<float> Prefill(std::span<const int> tokens, CpuKvCache& cache) const;
   std::vector<float> DecodeStep(int token, CpuKvCache& cache) const;
 
+  // The saved-activation hook (ActivationHook above); empty (the default):
+  // the backward pass reads the fp32 activations unchanged.
+  void set_activation_hook(ActivationHook hook) { activation_hook_ = std::move(hook); }
+
   // Per layer, the fp32 tensors a forward pass keeps for the backward pass.
   struct LayerActs;
   struct Acts;
@@ -147,8 +177,13 @@ class CpuTransformer {
   std::vector<float> RunImages(std::span<const float> images, int batch, Acts* acts,
                                std::vector<float>* patches) const;
 
+  // Passes layer l's saved tensors (or the final ones, l = -1) to the hook.
+  void HookLayer(LayerActs& A, int l, int D, int I) const;
+  void HookFinal(Acts& acts, int D) const;
+
   ref::lm::TransformerConfig config_;
   ref::lm::Architecture arch_;
+  ActivationHook activation_hook_;
   std::vector<ParamSlot> slots_;
   std::vector<float> params_;
   std::vector<std::vector<size_t>> layer_offsets_;  // [L][9]: LayerView's tensors

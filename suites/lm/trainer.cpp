@@ -145,6 +145,7 @@ StepReport Trainer::Step() {
     state_.v[i] = b2 * state_.v[i] + (1 - b2) * gi * gi;
     w[i] -= lr * (state_.m[i] / c1) / (std::sqrt(state_.v[i] / c2) + eps);
   }
+  if (moment_hook_) moment_hook_(t, state_.m, state_.v);
   if (lora_) lora_->Apply(model_);
   state_.step = t;
   rep.step = t;

@@ -18,7 +18,7 @@
 //             order; tokens = window[0, seq), targets = window[1, seq], weight 1.
 //
 // Determinism: a step is a pure function of (weights, optimizer state, stream,
-// options, step); with OpenBLAS on one thread two runs are bit-identical, and
+// options, step, and the model's and trainer's hooks when set); with OpenBLAS on one thread two runs are bit-identical, and
 // a run resumed from a checkpoint equals one that never stopped
 // (trainer_test.cpp checks both).
 //
@@ -79,6 +79,12 @@ struct StepReport {
   double grad_norm = 0;  // before clipping
 };
 
+// Called after every step's update with the new step count and the moments
+// AdamW just wrote; may overwrite them in place (what it leaves there is what
+// the next step reads). COAT's FP8 optimizer states (suites/coat/coat_lm.h)
+// store them quantized this way. Empty (the default): fp32 moments.
+using MomentHook = std::function<void(int step, std::span<float> m, std::span<float> v)>;
+
 class Trainer {
  public:
   // Trains all of `model`'s weights, or only `lora`'s adapters when given (the
@@ -92,6 +98,7 @@ class Trainer {
   int Run(const std::function<void(const StepReport&)>& on_step,
           const std::function<bool()>& stop = [] { return false; });
   StepReport Step();
+  void set_moment_hook(MomentHook hook) { moment_hook_ = std::move(hook); }
 
   const OptimizerState& state() const { return state_; }
   const TrainOptions& options() const { return options_; }
@@ -106,6 +113,7 @@ class Trainer {
   LoraAdapters* lora_;
   std::vector<uint8_t> decay_;  // per trainable value: 1 if weight decay applies
   std::vector<float> grad_, lora_grad_;
+  MomentHook moment_hook_;
 };
 
 // A training checkpoint: the model as a Hugging Face folder (config.json +
