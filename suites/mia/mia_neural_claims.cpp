@@ -70,6 +70,8 @@ NeuralExperimentParams ParamsFor(const h::ClaimContext& ctx, Split split, const 
   p.aux_docs = s.aux_docs;
   p.fsd_seeds = split == Split::kWikiMia ? s.fsd_seeds : s.mimir_fsd_seeds;
   p.ft.seed = ctx.seed();
+  // FSD's learning-rate ablation (Table 17), recorded only: 10x and 30x the paper's 1e-3.
+  if (split == Split::kWikiMia && ctx.profile() != h::Profile::kSmoke) p.sweep_lrs = {1e-2, 3e-2};
   return p;
 }
 
@@ -277,6 +279,28 @@ h::Outcome F1(h::ClaimContext& ctx) {
                          .metric = "first_batch_loss", .unit = "nats/token", .value = rep->first_loss, .n = 1});
         ctx.RecordExact({.case_name = "lm_lora_finetune", .backend = "cpu", .params = params,
                          .metric = "last_batch_loss", .unit = "nats/token", .value = rep->last_loss, .n = 1});
+        ctx.RecordExact({.case_name = "lm_lora_finetune", .backend = "cpu", .params = params,
+                         .metric = "finetune_set_loss_before", .unit = "nats/token", .value = rep->loss_before, .n = 8});
+        ctx.RecordExact({.case_name = "lm_lora_finetune", .backend = "cpu", .params = params,
+                         .metric = "finetune_set_loss_after", .unit = "nats/token", .value = rep->loss_after, .n = 8});
+      }
+    }
+    for (const auto& pt : r.sweep) {  // the learning-rate ablation, recorded only
+      for (const char* base : {"loss", "mink"}) {
+        const bool is_loss = std::string(base) == "loss";
+        const std::vector<cb::ref::PairedScores> g = {
+            {is_loss ? pt.fsd_loss : pt.fsd_mink, r.Scores(is_loss ? "loss" : "mink_0.2"), r.labels}};
+        const auto d = cb::ref::PairedAurocDiff(g, ctx.ByProfile(300, 1000, 2000), ctx.seed());
+        ctx.RecordEstimate({.case_name = std::string("lm_fsd_") + base + "_gain_by_lr", .backend = "cpu",
+                            .params = {{"split", r.split}, {"model", "transformer"}, {"lr", pt.lr}},
+                            .metric = "auroc_difference", .unit = "1", .direction = "higher",
+                            .value = d.mean_diff, .ci_low = d.ci.low, .ci_high = d.ci.high, .n = 1});
+      }
+      for (const auto& [metric, v] : {std::pair{"finetune_set_loss_before", pt.report.loss_before},
+                                      {"finetune_set_loss_after", pt.report.loss_after}}) {
+        ctx.RecordExact({.case_name = "lm_lora_finetune_by_lr", .backend = "cpu",
+                         .params = {{"split", r.split}, {"lr", pt.lr}, {"steps", pt.report.steps}},
+                         .metric = metric, .unit = "nats/token", .value = v, .n = 8});
       }
     }
     const bool loss_smaller = loss.mean_diff <= mink.mean_diff;

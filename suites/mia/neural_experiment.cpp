@@ -126,6 +126,25 @@ NeuralExperimentResult RunNeuralExperiment(const NeuralExperimentParams& p) {
     }
     out.runs.push_back(std::move(run));
   }
+  for (const double lr : p.sweep_lrs) {
+    NeuralLrSweepPoint point;
+    point.lr = lr;
+    FsdFineTuneOptions ft = p.ft;
+    ft.lr = lr;
+    t0 = Clock::now();
+    const auto tuned = FineTuneLora(model, aux, ft, &point.report);
+    out.seconds_finetune += Since(t0);
+    t0 = Clock::now();
+    const NeuralScorer scorer(tuned, p.backend);
+    for (size_t i = 0; i < base.size(); ++i) {
+      cb::ref::mia::TextStats s = base[i];
+      s.ll_ft = scorer.LogProbs(ids[i]);
+      point.fsd_loss.push_back(cb::ref::mia::FsdScore(s, "loss"));
+      point.fsd_mink.push_back(cb::ref::mia::FsdScore(s, "mink"));
+    }
+    out.seconds_scoring += Since(t0);
+    out.sweep.push_back(std::move(point));
+  }
   return out;
 }
 

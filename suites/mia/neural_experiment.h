@@ -39,6 +39,10 @@ struct NeuralExperimentParams {
   int aux_docs = 0;    // fine-tuning texts, in-domain and ood each (0: all)
   int fsd_seeds = 1;   // LoRA fine-tunes (init + batch order) per set; 0: no FSD
   FsdFineTuneOptions ft;  // run s (0-based) uses seed ft.seed + s
+  // Further in-domain fine-tunes at these learning rates (seed ft.seed), whose
+  // FSD(Loss) and FSD(Min-K%) scores are also computed (the analogue of FSD's
+  // learning-rate ablation, Table 17).
+  std::vector<double> sweep_lrs;
   cb::harness::Backend backend = cb::harness::Backend::kCpu;
 };
 
@@ -50,6 +54,12 @@ struct NeuralFsdRun {
   FsdFineTuneReport in_domain, ood;
 };
 
+struct NeuralLrSweepPoint {
+  double lr = 0;
+  std::vector<double> fsd_loss, fsd_mink;  // (texts)
+  FsdFineTuneReport report;
+};
+
 struct NeuralExperimentResult {
   std::string split;        // MiaCorpus::SplitName()
   std::string corpus_hash;
@@ -58,6 +68,7 @@ struct NeuralExperimentResult {
   std::vector<int> labels;  // (texts): members first, then non-members
   std::vector<cb::ref::mia::MethodScores> methods;  // every method without a fine-tune
   std::vector<NeuralFsdRun> runs;  // one per FSD seed
+  std::vector<NeuralLrSweepPoint> sweep;  // one per sweep_lrs entry
   int64_t positions = 0;    // scored positions per pass
   double seconds_scoring = 0, seconds_finetune = 0;
   // The scores of `method`: an fsd_* method from runs[i] (its ood fine-tune

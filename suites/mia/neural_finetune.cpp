@@ -39,12 +39,15 @@ ls::CpuTransformer FineTuneLora(const ls::CpuTransformer& base, const std::vecto
   ls::CpuTransformer tuned = base;
   ls::LoraAdapters lora(tuned, o.lora, o.seed);
   ls::Trainer trainer(tuned, stream, t, {}, &lora);
+  const double before = trainer.Evaluate(stream, 8, 12345);  // B = 0: the base model
   double first = 0, last = 0;
   trainer.Run([&](const ls::StepReport& r) {
     if (r.step == 1) first = r.loss;
     last = r.loss;
   });
-  if (report) *report = {t.steps, first, last, static_cast<int64_t>(stream.size()), lora.num_params()};
+  const double after = trainer.Evaluate(stream, 8, 12345);
+  if (report)
+    *report = {t.steps, first, last, before, after, static_cast<int64_t>(stream.size()), lora.num_params()};
   return tuned;
 }
 

@@ -48,6 +48,9 @@ struct FsdFineTuneOptions {
 struct FsdFineTuneReport {
   int steps = 0;
   double first_loss = 0, last_loss = 0;  // training loss of the first and last batch
+  // Mean loss on the same 8 fixed batches of the fine-tuning stream before
+  // and after fine-tuning (Trainer::Evaluate, seed 12345): did it learn them?
+  double loss_before = 0, loss_after = 0;
   int64_t stream_tokens = 0;
   size_t lora_params = 0;
 };
