@@ -126,13 +126,12 @@ NeuralExperimentResult RunNeuralExperiment(const NeuralExperimentParams& p) {
     }
     out.runs.push_back(std::move(run));
   }
-  for (const double lr : p.sweep_lrs) {
-    NeuralLrSweepPoint point;
-    point.lr = lr;
-    FsdFineTuneOptions ft = p.ft;
-    ft.lr = lr;
+  for (const FsdFineTuneOptions& options : p.sweep) {
+    NeuralSweepPoint point;
+    point.options = options;
+    point.options.seed = p.ft.seed;
     t0 = Clock::now();
-    const auto tuned = FineTuneLora(model, aux, ft, &point.report);
+    const auto tuned = FineTuneLora(model, aux, point.options, &point.report);
     out.seconds_finetune += Since(t0);
     t0 = Clock::now();
     const NeuralScorer scorer(tuned, p.backend);

@@ -39,10 +39,11 @@ struct NeuralExperimentParams {
   int aux_docs = 0;    // fine-tuning texts, in-domain and ood each (0: all)
   int fsd_seeds = 1;   // LoRA fine-tunes (init + batch order) per set; 0: no FSD
   FsdFineTuneOptions ft;  // run s (0-based) uses seed ft.seed + s
-  // Further in-domain fine-tunes at these learning rates (seed ft.seed), whose
-  // FSD(Loss) and FSD(Min-K%) scores are also computed (the analogue of FSD's
-  // learning-rate ablation, Table 17).
-  std::vector<double> sweep_lrs;
+  // Further in-domain fine-tunes with these options (their seed replaced by
+  // ft.seed), whose FSD(Loss) and FSD(Min-K%) scores are also computed: the
+  // analogue of FSD's learning-rate ablation (Table 17) and of its adapter
+  // ablations.
+  std::vector<FsdFineTuneOptions> sweep;
   cb::harness::Backend backend = cb::harness::Backend::kCpu;
 };
 
@@ -54,8 +55,8 @@ struct NeuralFsdRun {
   FsdFineTuneReport in_domain, ood;
 };
 
-struct NeuralLrSweepPoint {
-  double lr = 0;
+struct NeuralSweepPoint {
+  FsdFineTuneOptions options;
   std::vector<double> fsd_loss, fsd_mink;  // (texts)
   FsdFineTuneReport report;
 };
@@ -68,7 +69,7 @@ struct NeuralExperimentResult {
   std::vector<int> labels;  // (texts): members first, then non-members
   std::vector<cb::ref::mia::MethodScores> methods;  // every method without a fine-tune
   std::vector<NeuralFsdRun> runs;  // one per FSD seed
-  std::vector<NeuralLrSweepPoint> sweep;  // one per sweep_lrs entry
+  std::vector<NeuralSweepPoint> sweep;  // one per NeuralExperimentParams::sweep entry
   int64_t positions = 0;    // scored positions per pass
   double seconds_scoring = 0, seconds_finetune = 0;
   // The scores of `method`: an fsd_* method from runs[i] (its ood fine-tune

@@ -128,7 +128,8 @@ TEST(NeuralExperiment, ScoresMembersAndNonMembersWithEveryMethod) {
   p.per_class = 4;
   p.aux_docs = 6;
   p.fsd_seeds = 1;
-  p.sweep_lrs = {1e-2};
+  p.sweep = {p.ft};
+  p.sweep[0].lr = 1e-2;
   const auto r = cb::mia::RunNeuralExperiment(p);
   ASSERT_EQ(r.labels, (std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0}));
   EXPECT_EQ(r.split, "wikimia_64");
