@@ -12,8 +12,11 @@
 // UNMEASURABLE): WikiMIA-like, the substrate's models trained on the default
 // corpus's TrainingSet() (smoke: fixtures/lm/smoke, quick: draft, full:
 // target); MIMIR-like, fixtures/lm/mia-mimir (draft preset, `claimbench mia
-// train-target --split mimir`). Each model is checked to have been trained
-// on the corpus it is evaluated on (neural_experiment.h).
+// train-target --split mimir`; fixtures/lm/mia-mimir-e2, members twice per
+// pass, for rows recorded beside K1-mimir-lm). Each model is checked to have
+// been trained on the corpus it is evaluated on (neural_experiment.h).
+// Recorded only, beside F1-lm: FSD's learning-rate ablation and LoRA on all
+// seven projections; beside K1-mimir-lm: FSD on the iid split.
 //
 // One trained model per split, so the CIs of K1 are over texts (a paired
 // stratified bootstrap of one group), not over training seeds; FSD's CIs pool
