@@ -36,8 +36,7 @@ echo "== asan: the same tests under AddressSanitizer + UndefinedBehaviorSanitize
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Not label "browser": it checks the HTML report's scripts in chromium, not
-# our memory safety, and its three smoke runs alone outlast its 180 s timeout
-# under ASan on 2 cores. Not the two tests that repeat the whole smoke profile
+# our memory safety. Not the two tests that repeat the whole smoke profile
 # (the gate's two identical runs, the four shards against one run): under
 # ASan they took 268 s and 253 s of the 709 s (clean clone, 2 cores); they
 # check the gate's and the shards' logic, which the release half runs, while
