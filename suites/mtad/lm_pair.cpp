@@ -57,16 +57,24 @@ std::unique_ptr<LmPair> LoadPair(const std::string& target_dir, const std::strin
 }
 
 std::vector<std::vector<int>> SubstratePrompts(const LmPair& pair, int n, int len) {
+  if (n < 1 || len < 1) throw std::invalid_argument("mtad: prompts need n >= 1 and len >= 1");
   const lms::SubstrateData data = lms::MakeSubstrateData(pair.tokenizer->vocab_size(), *pair.tokenizer);
+  std::vector<std::vector<int>> docs;
+  for (const auto& doc : data.heldout_docs)
+    docs.push_back(pair.tokenizer->Encode(lms::DocumentText(data.corpus.lexicon, doc)));
+  // Round robin over the documents, window k of each at offset k * kStride.
+  constexpr size_t kStride = 128;
   std::vector<std::vector<int>> out;
-  for (const auto& doc : data.heldout_docs) {
-    if (static_cast<int>(out.size()) == n) break;
-    std::vector<int> ids = pair.tokenizer->Encode(lms::DocumentText(data.corpus.lexicon, doc));
-    if (static_cast<int>(ids.size()) < len) continue;
-    ids.resize(len);
-    out.push_back(std::move(ids));
+  for (size_t k = 0; static_cast<int>(out.size()) < n; ++k) {
+    bool any = false;
+    for (const auto& ids : docs) {
+      if (static_cast<int>(out.size()) == n) break;
+      if (k * kStride + len > ids.size()) continue;
+      out.emplace_back(ids.begin() + k * kStride, ids.begin() + k * kStride + len);
+      any = true;
+    }
+    if (!any) throw std::invalid_argument("mtad: too few held-out tokens for the prompts");
   }
-  if (static_cast<int>(out.size()) < n) throw std::invalid_argument("mtad: too few held-out documents for the prompts");
   return out;
 }
 

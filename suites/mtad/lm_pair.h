@@ -7,8 +7,9 @@
 //   LoadPair(target_dir, draft_dir)  both checkpoints and tokenizers; throws
 //       std::invalid_argument (one line) when either does not load, is not a
 //       causal token model, or the two differ in vocabulary or tokenizer.
-//   SubstratePrompts(pair, n, len)   the first `len` BPE ids of n held-out
-//       documents of the substrate corpus (suites/lm/substrate_data.h).
+//   SubstratePrompts(pair, n, len)   n windows of `len` BPE ids of the
+//       substrate's held-out documents (suites/lm/substrate_data.h), round
+//       robin over the documents, window k of each at offset 128 k.
 //   RunDecoder(...)                  one decoder over the prompts, caches
 //       cleared before each sequence, sequence i seeded Rng(seed, i): the
 //       tokens, per-sequence NLL under the unfiltered target, costs.

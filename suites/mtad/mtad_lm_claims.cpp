@@ -386,7 +386,7 @@ h::Outcome GapToExactLm(h::ClaimContext& ctx) {
 h::Outcome NotLosslessLm(h::ClaimContext& ctx) {
   const int samples = ctx.ByProfile(100, 3000, 20000);
   std::string why;
-  const auto s = Load(ctx, 1, 4096, &why);
+  const auto s = Load(ctx, 1, 1024, &why);
   if (!s) return h::Unmeasurable(why);
   const auto& target = *s->pair->target;
   const int V = target.vocab_size();
