@@ -13,6 +13,7 @@
 // bad input records nothing. Wall times are one run each (not paired, no CI):
 // the paired measurement is the claim mtad.M3b-lm.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
