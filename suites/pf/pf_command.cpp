@@ -12,6 +12,9 @@
 //     prompt). Written to a temporary file, then renamed (harness/atomic_file.h).
 //     The watermark fixes the decoder: pf -> pf, gumbel -> softmax,
 //     kgw -> softmax with KGW's bias (gamma 0.5, delta 2).
+//   gen text --checkpoint DIR (--prompt-ids IDS | --prompts FILE.jsonl) ...
+//     The same decoders and watermarks on a Llama checkpoint in HF layout,
+//     token ids in and out (pf_lm_command.cpp).
 //   detect --watermark pf|gumbel|kgw --key K --m 4 --dedup context|context-token|none
 //          --in FILE.jsonl [--json] [--alpha 0.01]
 //     Scores each line's "tokens" and prints n', score, z (KGW) and p-value;
