@@ -12,6 +12,9 @@
 //     prompt). Written to a temporary file, then renamed (harness/atomic_file.h).
 //     The watermark fixes the decoder: pf -> pf, gumbel -> softmax,
 //     kgw -> softmax with KGW's bias (gamma 0.5, delta 2).
+//   gen text --checkpoint DIR (--prompt-ids IDS | --prompts FILE.jsonl) ...
+//     The same decoders and watermarks on a Llama checkpoint in HF layout,
+//     token ids in and out (pf_lm_command.cpp).
 //   detect --watermark pf|gumbel|kgw --key K --m 4 --dedup context|context-token|none
 //          --in FILE.jsonl [--json] [--alpha 0.01]
 //     Scores each line's "tokens" and prints n', score, z (KGW) and p-value;
@@ -35,6 +38,7 @@
 #include "reference/lm/kn_lm.h"
 #include "reference/pf/pf.h"
 #include "suites/pf/pf.h"
+#include "suites/pf/pf_command_util.h"
 
 namespace cb::cli {
 namespace {
@@ -42,7 +46,9 @@ namespace {
 namespace fs = std::filesystem;
 namespace ref = cb::ref::pf;
 
-uint64_t ParseKey(const std::string& s) {
+}  // namespace
+
+uint64_t PfParseKey(const std::string& s) {
   if (s.empty()) throw UsageError("--key: empty (expected an unsigned 64-bit integer)");
   size_t used = 0;
   unsigned long long v = 0;
@@ -58,7 +64,7 @@ uint64_t ParseKey(const std::string& s) {
   return v;
 }
 
-ref::Watermark ParseWatermark(const std::string& s, bool allow_none) {
+ref::Watermark PfParseWatermark(const std::string& s, bool allow_none) {
   if (s == "pf") return ref::Watermark::kPf;
   if (s == "gumbel") return ref::Watermark::kGumbel;
   if (s == "kgw") return ref::Watermark::kKgw;
@@ -66,22 +72,34 @@ ref::Watermark ParseWatermark(const std::string& s, bool allow_none) {
   throw UsageError("--watermark '" + s + "': expected " + (allow_none ? "none, " : "") + "pf, gumbel or kgw");
 }
 
+namespace {
+
 struct GenTextOptions {
   std::string decoder = "pf", watermark = "none", key = "0", out;
+  std::string checkpoint, prompt_ids, prompts;  // the transformer path (pf_lm_command.cpp)
   int m = 4, count = 20, length = 64;
   double temperature = 1.0, top_p = 1.0;
   uint64_t seed = 1;
 };
 
 int RunGenText(const GenTextOptions& o) {
-  const ref::Watermark w = ParseWatermark(o.watermark, true);
+  if (!o.checkpoint.empty()) {
+    return RunGenTextCheckpoint({.checkpoint = o.checkpoint, .prompt_ids = o.prompt_ids,
+                                 .prompts = o.prompts, .decoder = o.decoder, .watermark = o.watermark,
+                                 .key = o.key, .out = o.out, .m = o.m, .count = o.count,
+                                 .length = o.length, .temperature = o.temperature, .top_p = o.top_p,
+                                 .seed = o.seed});
+  }
+  if (!o.prompt_ids.empty() || !o.prompts.empty())
+    throw UsageError("--prompt-ids and --prompts need --checkpoint");
+  const ref::Watermark w = PfParseWatermark(o.watermark, true);
   if (o.decoder != "pf" && o.decoder != "softmax" && o.decoder != "greedy")
     throw UsageError("--decoder '" + o.decoder + "': expected pf, softmax or greedy");
   if ((w == ref::Watermark::kPf && o.decoder != "pf") ||
       ((w == ref::Watermark::kGumbel || w == ref::Watermark::kKgw) && o.decoder != "softmax"))
     throw UsageError("--watermark " + o.watermark + " needs --decoder " +
                      (w == ref::Watermark::kPf ? "pf" : "softmax"));
-  const uint64_t key = ParseKey(o.key);
+  const uint64_t key = PfParseKey(o.key);
   if (!(o.temperature > 0) || !std::isfinite(o.temperature)) throw UsageError("--temperature must be > 0");
   if (!(o.top_p > 0 && o.top_p <= 1)) throw UsageError("--top-p must lie in (0, 1]");
   if (o.m < 1 || o.m > 64) throw UsageError("--m must be in [1, 64]");
@@ -146,8 +164,8 @@ struct DetectOptions {
 };
 
 int RunDetect(const DetectOptions& o) {
-  const ref::Watermark w = ParseWatermark(o.watermark, false);
-  const uint64_t key = ParseKey(o.key);
+  const ref::Watermark w = PfParseWatermark(o.watermark, false);
+  const uint64_t key = PfParseKey(o.key);
   if (o.m < 1 || o.m > 64) throw UsageError("--m must be in [1, 64]");
   if (!(o.alpha > 0 && o.alpha < 1)) throw UsageError("--alpha must lie in (0, 1)");
   ref::Dedup dedup;
@@ -216,6 +234,12 @@ void AddPfCommands(CLI::App& app, const CommandLine&, int* exit_code) {
   text->add_option("--top-p", g->top_p, "Nucleus mass in (0, 1]")->capture_default_str();
   text->add_option("--seed", g->seed, "Corpus and sampling seed")->capture_default_str();
   text->add_option("--out", g->out, "Output JSON Lines file")->required();
+  text->add_option("--checkpoint", g->checkpoint,
+                   "Decode from this Llama checkpoint (HF folder) instead of the n-gram LM");
+  text->add_option("--prompt-ids", g->prompt_ids,
+                   "With --checkpoint: one prompt as comma-separated ids (--count texts from it)");
+  text->add_option("--prompts", g->prompts,
+                   "With --checkpoint: JSON Lines, a \"prompt\" id array per line (one text each)");
   text->callback([g, exit_code] { *exit_code = RunGenText(*g); });
 
   auto d = std::make_shared<DetectOptions>();
