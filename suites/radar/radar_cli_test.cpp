@@ -63,7 +63,9 @@ TEST_F(RadarCliTest, FullBudgetEqualsDenseAndSmallBudgetIsRecorded) {
     for (const auto& m : b.at("methods")) {
       EXPECT_TRUE(std::isfinite(m.at("perplexity").get<double>()));
       EXPECT_GT(m.at("perplexity").get<double>(), 1.0);
-      if (m.contains("nll_gap")) EXPECT_LT(std::abs(m.at("nll_gap").get<double>()), 1e-4) << m.dump();
+      if (m.contains("nll_gap")) {
+        EXPECT_LT(std::abs(m.at("nll_gap").get<double>()), 1e-4) << m.dump();
+      }
     }
   }
   ASSERT_EQ(Run("eval radar --checkpoint '" + Smoke() + "' --ids ids.jsonl --budget 4 --budget 8 --window 2 "

@@ -277,6 +277,7 @@ h::Outcome ErrorsOnModel(h::ClaimContext& ctx) {
 h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
   const Shared& s = Passes(ctx);
   if (!s.error.empty()) return h::Unmeasurable(s.error);
+  const OneBlasThread one_thread;  // as in the passes; AttendSpansCpu is single-threaded below 16384 tokens
   CpuTransformer dense(s.ck.config, s.ck.tensors), radar_model(s.ck.config, s.ck.tensors);
   LmAttention radar(radar_model.config(), Attention(LmMethod::kRadar, s.setup, s.setup.b0, ctx.seed()));
   radar_model.set_decode_attention_hook(radar.Hook());
@@ -284,7 +285,7 @@ h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
   const int t0 = kv_d.length;
   size_t id = 0, ir = 0;
   const h::TimingOptions opt{.warmup = 1, .repetitions = ctx.ByProfile(3, 9, 15), .min_batch_seconds = 0.02,
-                             .seed = ctx.seed(), .threads = 2};
+                             .seed = ctx.seed(), .threads = 1};
   const auto pr = h::MeasurePaired(
       [&] { dense.DecodeStep(s.next_tokens[id++ % s.next_tokens.size()], kv_d); },
       [&] { radar_model.DecodeStep(s.next_tokens[ir++ % s.next_tokens.size()], kv_r); }, opt);
@@ -294,10 +295,10 @@ h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
                                {"aspect", s.setup.aspect}},
                     .metric = "time_ratio", .unit = "ratio", .direction = "higher", .value = pr.median,
                     .ci_low = pr.ci.low, .ci_high = pr.ci.high, .n = static_cast<int64_t>(pr.ratios.size()),
-                    .samples = pr.ratios, .threads = 2});
+                    .samples = pr.ratios, .threads = 1});
   const std::string setting = SettingText(s.setup) +
                               h::StrFormat("; whole decode steps (6 layers, 8 heads, MLP, LM head) at t = %d..%d, CPU "
-                                           "fp32, Radar budget %d",
+                                           "fp32, 1 thread, Radar budget %d",
                                            t0, t1, s.setup.b0);
   if (t0 < (1 << 14)) {
     return {.verdict = h::Verdict::kInconclusive, .value = pr.median, .ci_low = pr.ci.low, .ci_high = pr.ci.high,
