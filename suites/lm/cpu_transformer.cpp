@@ -429,7 +429,11 @@ std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) cons
     std::vector<float>& Vc = cache.values[l];
     K.insert(K.end(), k.begin(), k.end());
     Vc.insert(Vc.end(), v.begin(), v.end());
-    for (int h = 0; h < H; ++h) {
+    if (decode_attention_hook_) {
+      decode_attention_hook_({.layer = l, .t = S, .heads = H, .kv_heads = KV, .head_dim = d, .q = q.data(),
+                              .keys = K.data(), .values = Vc.data(), .out = att.data()});
+    }
+    for (int h = 0; h < H && !decode_attention_hook_; ++h) {
       const int g = h / rep;
       // p [S] = K_g q_h * scale; softmax; att_h [d] = V_g^T p
       cblas_sgemv(CblasRowMajor, CblasNoTrans, S, d, scale, K.data() + size_t(g) * d, KVd,

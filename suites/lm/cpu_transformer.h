@@ -104,6 +104,26 @@ struct SavedTensor {
 // LossAndGrad calls unsafe unless it guards that state itself.
 using ActivationHook = std::function<void(const SavedTensor& what, std::span<float> values)>;
 
+// One layer's attention in a KV-cache decode step, for a hook that computes it
+// instead of the dense softmax (sparse decoding: Radar, Hao et al. ICLR 2025;
+// StreamingLLM). The cache already holds the current token's key and value
+// (row t - 1); the hook writes every query head's output.
+struct DecodeAttention {
+  int layer;
+  int t;          // keys in the cache, the current one included (its position is t - 1)
+  int heads;      // H query heads; head h reads KV head h / (H / kv_heads)
+  int kv_heads;   // KV
+  int head_dim;   // d
+  const float* q;       // [H*d], after RoPE
+  const float* keys;    // [t, KV*d], rotated keys (the layer's CpuKvCache row-major)
+  const float* values;  // [t, KV*d]
+  float* out;           // [H*d]: softmax(q_h K_g^T / sqrt d) V_g or the hook's approximation
+};
+// Called by DecodeStep once per layer in place of its attention; Prefill and
+// the batched paths never call it (prefill stays dense, as in Radar). A hook
+// with state makes concurrent DecodeStep calls unsafe unless it guards it.
+using DecodeAttentionHook = std::function<void(const DecodeAttention& a)>;
+
 class CpuTransformer {
  public:
   // Token or patch (ViT) models; validates like the reference.
@@ -150,6 +170,9 @@ class CpuTransformer {
   // The saved-activation hook (ActivationHook above); empty (the default):
   // the backward pass reads the fp32 activations unchanged.
   void set_activation_hook(ActivationHook hook) { activation_hook_ = std::move(hook); }
+  // The decode-step attention hook (DecodeAttentionHook above); empty (the
+  // default): DecodeStep runs dense attention over the whole cache.
+  void set_decode_attention_hook(DecodeAttentionHook hook) { decode_attention_hook_ = std::move(hook); }
 
   // Per layer, the fp32 tensors a forward pass keeps for the backward pass.
   struct LayerActs;
@@ -184,6 +207,7 @@ class CpuTransformer {
   ref::lm::TransformerConfig config_;
   ref::lm::Architecture arch_;
   ActivationHook activation_hook_;
+  DecodeAttentionHook decode_attention_hook_;
   std::vector<ParamSlot> slots_;
   std::vector<float> params_;
   std::vector<std::vector<size_t>> layer_offsets_;  // [L][9]: LayerView's tensors
