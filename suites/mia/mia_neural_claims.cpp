@@ -178,9 +178,9 @@ h::Outcome WithExperiment(h::ClaimContext& ctx, Split split, Body body) {
 
 void RecordTimings(h::ClaimContext& ctx, const NeuralExperimentResult& r) {
   for (const auto& [what, s] : {std::pair{"scoring", r.seconds_scoring}, {"lora_finetune", r.seconds_finetune}}) {
-    ctx.RecordExact({.case_name = "experiment_seconds", .backend = "cpu",
-                     .params = {{"split", r.split}, {"stage", what}, {"positions_per_pass", r.positions}},
-                     .metric = "seconds", .unit = "s", .direction = "lower", .value = s, .n = 1});
+    ctx.RecordTiming({.case_name = "experiment_seconds", .backend = "cpu",
+                      .params = {{"split", r.split}, {"stage", what}, {"positions_per_pass", r.positions}},
+                      .metric = "seconds", .unit = "s", .direction = "lower", .value = s, .n = 1});
   }
 }
 
