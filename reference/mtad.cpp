@@ -44,6 +44,19 @@ void FilteredNext(const NextTokenModel& model, std::span<const Token> prefix, co
   ApplyFilter(out, f);
 }
 
+// Filtered distributions of `model` after ctx + block[0..i), i = 0..g, into
+// p[0..g]: one target call.
+void FilteredNextBlock(const NextTokenModel& model, std::span<const Token> ctx, std::span<const Token> block,
+                       const Filter& f, std::vector<std::vector<double>>& p) {
+  const size_t v = static_cast<size_t>(model.vocab_size());
+  std::vector<double> rows((block.size() + 1) * v);
+  model.NextBlock(ctx, block, rows);
+  for (size_t i = 0; i <= block.size(); ++i) {
+    std::copy_n(rows.begin() + i * v, v, p[i].begin());
+    ApplyFilter(p[i], f);
+  }
+}
+
 double SafeLog(double x) { return x > 0 ? std::log(x) : -kInf; }
 
 // Draws up to k distinct indices of `weights` without replacement, each in
@@ -66,6 +79,23 @@ std::vector<int64_t> SampleWithoutReplacement(std::vector<double> weights, int k
 
 // ---------------------------------------------------------------------------
 // Models.
+
+void NextTokenModel::NextBlock(std::span<const Token> ctx, std::span<const Token> block,
+                               std::span<double> out) const {
+  const size_t v = static_cast<size_t>(vocab_size());
+  if (out.size() != (block.size() + 1) * v) Fail("NextBlock: out is not [(g + 1) * V]");
+  std::vector<Token> prefix(ctx.begin(), ctx.end());
+  for (size_t i = 0; i <= block.size(); ++i) {
+    Next(prefix, out.subspan(i * v, v));
+    if (i < block.size()) prefix.push_back(block[i]);
+  }
+}
+
+void NextTokenModel::NextMany(std::span<const std::vector<Token>> prefixes, std::span<double> out) const {
+  const size_t v = static_cast<size_t>(vocab_size());
+  if (out.size() != prefixes.size() * v) Fail("NextMany: out is not [n * V]");
+  for (size_t b = 0; b < prefixes.size(); ++b) Next(prefixes[b], out.subspan(b * v, v));
+}
 
 void KnModel::Next(std::span<const Token> prefix, std::span<double> out) const {
   lm_.Distribution(prefix, prefix.size(), out);
@@ -203,11 +233,7 @@ Generation Speculative(const NextTokenModel& target, const NextTokenModel& draft
     g.costs.draft_evals += gamma;
     g.costs.flop_proxy += gamma * draft.EvalCost();
     // One target call scores gamma + 1 positions.
-    for (int i = 0; i <= gamma; ++i) {
-      FilteredNext(target, ctx, params.filter, p[i]);
-      if (i < gamma) ctx.push_back(block[i]);
-    }
-    ctx.resize(base);
+    FilteredNextBlock(target, ctx, block, params.filter, p);
     ++g.costs.target_calls;
     g.costs.target_positions += gamma + 1;
     g.costs.flop_proxy += (gamma + 1) * target.EvalCost();
@@ -299,11 +325,13 @@ BeamDraft DraftBeams(const NextTokenModel& draft, std::span<const Token> context
     const size_t nb = live.size();
     qb.assign(nb * v, 0.0);   // (nb, V) filtered q of each beam
     scores.assign(nb * v, 0.0);
+    std::vector<std::vector<Token>> prefixes(nb);  // one batched draft call for all beams
     for (size_t b = 0; b < nb; ++b) {
-      ctx.assign(context.begin(), context.end());
-      ctx.insert(ctx.end(), live[b].tokens.begin(), live[b].tokens.end());
-      FilteredNext(draft, ctx, filter, std::span<double>(qb).subspan(b * v, v));
+      prefixes[b].assign(context.begin(), context.end());
+      prefixes[b].insert(prefixes[b].end(), live[b].tokens.begin(), live[b].tokens.end());
     }
+    draft.NextMany(prefixes, qb);
+    for (size_t b = 0; b < nb; ++b) ApplyFilter(std::span<double>(qb).subspan(b * v, v), filter);
     evals += static_cast<int>(nb);
     ExpandScores(w, qb, v, scores);
     std::vector<Beam> next;
@@ -344,14 +372,8 @@ Generation Mtad(const NextTokenModel& target, const NextTokenModel& draft,
   while (static_cast<int>(g.tokens.size()) < n) {
     const BeamDraft d = DraftBeams(draft, ctx, gamma, params.beams, params.filter, rng, &g.costs);
     const size_t base = ctx.size();
-    for (int i = 0; i <= gamma; ++i) {
-      FilteredNext(target, ctx, params.filter, p[i]);
-      if (i < gamma) {
-        logp[i] = SafeLog(p[i][d.block[i]]);
-        ctx.push_back(d.block[i]);
-      }
-    }
-    ctx.resize(base);
+    FilteredNextBlock(target, ctx, d.block, params.filter, p);
+    for (int i = 0; i < gamma; ++i) logp[i] = SafeLog(p[i][d.block[i]]);
     ++g.costs.target_calls;
     g.costs.target_positions += gamma + 1;
     g.costs.flop_proxy += (gamma + 1) * target.EvalCost();

@@ -72,6 +72,16 @@ class NextTokenModel {
   // Relative cost of one evaluation (the FLOP proxy's unit count).
   virtual double EvalCost() const = 0;
   virtual void Next(std::span<const Token> prefix, std::span<double> out) const = 0;
+  // The distributions a verification scores in ONE target call: out
+  // [(g + 1) * V], row i = p(. | ctx + block[0..i)), i = 0..g, g = block.size().
+  // The default calls Next g + 1 times; a model with a KV cache overrides it
+  // with one batched forward over the block.
+  virtual void NextBlock(std::span<const Token> ctx, std::span<const Token> block,
+                         std::span<double> out) const;
+  // The distributions after n prefixes at once (MTAD's draft beams, one
+  // batched call): out [n * V], row b = p(. | prefixes[b]). The default calls
+  // Next n times.
+  virtual void NextMany(std::span<const std::vector<Token>> prefixes, std::span<double> out) const;
 };
 
 // A Kneser-Ney n-gram model (not owned; must outlive this).

@@ -396,6 +396,28 @@ std::vector<float> CpuTransformer::Prefill(std::span<const int> tokens, CpuKvCac
   return Run(tokens, 1, static_cast<int>(tokens.size()), nullptr, &cache);
 }
 
+std::vector<float> CpuTransformer::Extend(std::span<const int> tokens, CpuKvCache& cache) const {
+  if (!arch_.causal || arch_.Patches()) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  if (cache.length == 0 || static_cast<int>(cache.keys.size()) != config_.num_hidden_layers)
+    throw std::invalid_argument("cpu transformer: Extend before Prefill");
+  if (tokens.empty()) throw std::invalid_argument("cpu transformer: Extend by no tokens");
+  return Run(tokens, 1, static_cast<int>(tokens.size()), nullptr, &cache);
+}
+
+CpuKvCache CpuKvCache::Truncated(int n) const {
+  if (n <= 0 || n > length)
+    throw std::invalid_argument("cpu kv cache: cannot truncate " + std::to_string(length) +
+                                " positions to " + std::to_string(n));
+  CpuKvCache out;
+  out.length = n;
+  for (size_t l = 0; l < keys.size(); ++l) {
+    const size_t row = keys[l].size() / static_cast<size_t>(length);  // KV*d
+    out.keys.emplace_back(keys[l].begin(), keys[l].begin() + n * row);
+    out.values.emplace_back(values[l].begin(), values[l].begin() + n * row);
+  }
+  return out;
+}
+
 // The fused decode step: the same math as Run() at T = 1, as matrix-vector
 // products on the cache in place (no [T, S] buffers, no activations kept).
 std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) const {
@@ -455,6 +477,74 @@ std::vector<float> CpuTransformer::DecodeStep(int token, CpuKvCache& cache) cons
   RmsNorm(x.data(), &params_[final_norm_], 1, D, c.rms_norm_eps, n.data(), &r);
   std::vector<float> logits(V);
   matvec(&params_[head_], V, D, n.data(), 0, logits.data());
+  return logits;
+}
+
+// B independent decode steps, one per cache (MTAD's draft beams): the
+// projections and the MLP as [B, D] GEMMs (each weight read once for all
+// rows), RoPE and attention per row at its own position.
+std::vector<float> CpuTransformer::DecodeBatch(std::span<const int> tokens, std::span<CpuKvCache* const> caches) const {
+  if (!arch_.causal || arch_.Patches()) throw std::invalid_argument("cpu transformer: a KV cache needs a causal model");
+  if (tokens.size() != caches.size() || tokens.empty())
+    throw std::invalid_argument("cpu transformer: DecodeBatch needs one token per cache (" +
+                                std::to_string(tokens.size()) + " tokens, " + std::to_string(caches.size()) +
+                                " caches)");
+  const ref::TransformerConfig& c = config_;
+  const int B = static_cast<int>(tokens.size());
+  for (int b = 0; b < B; ++b) {
+    if (!caches[b] || caches[b]->length == 0 || static_cast<int>(caches[b]->keys.size()) != c.num_hidden_layers)
+      throw std::invalid_argument("cpu transformer: DecodeBatch before Prefill");
+    for (int a = 0; a < b; ++a)
+      if (caches[a] == caches[b]) throw std::invalid_argument("cpu transformer: DecodeBatch given one cache twice");
+    const int tok[1] = {tokens[b]};
+    CheckTokens(tok, caches[b]->length + 1);
+  }
+  const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim(), V = c.vocab_size;
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, rep = H / KV, Hd = H * d, KVd = KV * d;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  std::vector<std::vector<float>> cs(B), sn(B);
+  for (int b = 0; b < B; ++b) RopeTables(caches[b]->length, 1, d, c.rope_theta, cs[b], sn[b]);
+  std::vector<float> x(size_t(B) * D);  // [B, D]
+  for (int b = 0; b < B; ++b) std::copy_n(&params_[embed_ + size_t(tokens[b]) * D], D, &x[size_t(b) * D]);
+  std::vector<float> n(size_t(B) * D), q(size_t(B) * Hd), k(size_t(B) * KVd), v(size_t(B) * KVd),
+      att(size_t(B) * Hd), gate(size_t(B) * I), up(size_t(B) * I), r(B), p;
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
+    const LayerView W = Layer(l, params_.data());
+    RmsNorm(x.data(), W.input_norm, B, D, c.rms_norm_eps, n.data(), r.data());
+    GemmNT(B, Hd, D, 1, n.data(), D, W.wq, D, 0, q.data(), Hd);
+    GemmNT(B, KVd, D, 1, n.data(), D, W.wk, D, 0, k.data(), KVd);
+    GemmNT(B, KVd, D, 1, n.data(), D, W.wv, D, 0, v.data(), KVd);
+    for (int b = 0; b < B; ++b) {
+      Rope(&q[size_t(b) * Hd], 1, 1, H, d, cs[b], sn[b], +1);
+      Rope(&k[size_t(b) * KVd], 1, 1, KV, d, cs[b], sn[b], +1);
+      std::vector<float>& K = caches[b]->keys[l];  // [S, KVd]
+      std::vector<float>& Vc = caches[b]->values[l];
+      K.insert(K.end(), &k[size_t(b) * KVd], &k[size_t(b + 1) * KVd]);
+      Vc.insert(Vc.end(), &v[size_t(b) * KVd], &v[size_t(b + 1) * KVd]);
+      const int S = caches[b]->length + 1;
+      p.resize(S);
+      for (int h = 0; h < H; ++h) {  // DecodeStep's attention, row b
+        const int g = h / rep;
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, S, d, scale, K.data() + size_t(g) * d, KVd,
+                    &q[size_t(b) * Hd + size_t(h) * d], 1, 0.0f, p.data(), 1);
+        const float mx = *std::max_element(p.begin(), p.end());
+        float z = 0;
+        for (float& pu : p) z += (pu = std::exp(pu - mx));
+        cblas_sgemv(CblasRowMajor, CblasTrans, S, d, 1.0f / z, Vc.data() + size_t(g) * d, KVd, p.data(), 1,
+                    0.0f, &att[size_t(b) * Hd + size_t(h) * d], 1);
+      }
+    }
+    GemmNT(B, D, Hd, 1, att.data(), Hd, W.wo, Hd, 1, x.data(), D);  // x = h = x + att Wo^T
+    RmsNorm(x.data(), W.post_norm, B, D, c.rms_norm_eps, n.data(), r.data());
+    GemmNT(B, I, D, 1, n.data(), D, W.w_gate, D, 0, gate.data(), I);
+    GemmNT(B, I, D, 1, n.data(), D, W.w_up, D, 0, up.data(), I);
+    for (size_t j = 0; j < gate.size(); ++j) gate[j] = gate[j] * Sigmoid(gate[j]) * up[j];
+    GemmNT(B, D, I, 1, gate.data(), I, W.w_down, I, 1, x.data(), D);
+  }
+  for (int b = 0; b < B; ++b) ++caches[b]->length;
+  RmsNorm(x.data(), &params_[final_norm_], B, D, c.rms_norm_eps, n.data(), r.data());
+  std::vector<float> logits(size_t(B) * V);  // [B, V]
+  GemmNT(B, V, D, 1, n.data(), D, &params_[head_], D, 0, logits.data(), V);
   return logits;
 }
 

@@ -77,6 +77,10 @@ struct CpuKvCache {
   int length = 0;
   std::vector<std::vector<float>> keys;    // [L] -> [t, KV*d]
   std::vector<std::vector<float>> values;  // [L] -> [t, KV*d]
+
+  // A copy of the first `length` positions (a fork at a shorter prefix).
+  // REQUIRES: 0 < length <= this->length.
+  CpuKvCache Truncated(int length) const;
 };
 
 // What a tensor saved for the backward pass feeds there, for an activation
@@ -163,9 +167,20 @@ class CpuTransformer {
 
   // Causal token models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
   // and returns their logits [T, V]; DecodeStep runs one token at position
-  // cache.length and returns its logits [V].
+  // cache.length and returns its logits [V]; Extend runs T >= 1 tokens at
+  // positions cache.length .. cache.length+T-1 in one batched forward (a
+  // speculative or MTAD verification: the block's keys see the whole cache and
+  // each other causally) and returns their logits [T, V]. Extend and
+  // DecodeStep need a filled cache (Prefill first). Only DecodeStep calls the
+  // decode attention hook.
   std::vector<float> Prefill(std::span<const int> tokens, CpuKvCache& cache) const;
   std::vector<float> DecodeStep(int token, CpuKvCache& cache) const;
+  std::vector<float> Extend(std::span<const int> tokens, CpuKvCache& cache) const;
+  // B independent decode steps, token b appended to *caches[b] (distinct
+  // filled caches, any lengths): logits [B, V], row b = what DecodeStep(
+  // tokens[b], *caches[b]) returns (up to GEMM vs GEMV rounding), with the
+  // weights read once for all rows. Never calls the decode attention hook.
+  std::vector<float> DecodeBatch(std::span<const int> tokens, std::span<CpuKvCache* const> caches) const;
 
   // The saved-activation hook (ActivationHook above); empty (the default):
   // the backward pass reads the fp32 activations unchanged.

@@ -242,6 +242,72 @@ TEST(CpuTransformer, KvCacheDecodeEqualsRecomputation) {
   EXPECT_EQ(cache.keys[0].size(), size_t(T) * 2 * 6);
 }
 
+// Extend appends a block to a filled cache in one batched forward: each
+// block row equals the full forward's row at its position, and a fork
+// (Truncated) at a shorter prefix extends like the original would have.
+TEST(CpuTransformer, ExtendAppendsABlockAndTruncatedForks) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
+  const CpuTransformer fast(r);
+  cb::harness::Rng rng(seed, 4);
+  const int T = 20, V = 37, prompt = 6;
+  const std::vector<int> tokens = RandomTokens(rng, T, V);
+  const std::vector<float> full = fast.Forward(tokens);  // [T, V]
+  auto rows = [&](int from, int n) {
+    return cb::testing::AsDoubles(std::span<const float>(full).subspan(size_t(from) * V, size_t(n) * V));
+  };
+  CpuKvCache cache;
+  fast.Prefill(std::span<const int>(tokens).first(prompt), cache);
+  const CpuKvCache at_prompt = cache.Truncated(prompt);
+  const std::vector<float> block = fast.Extend(std::span<const int>(tokens).subspan(prompt, 5), cache);
+  EXPECT_TRUE(AllClose(std::span<const float>(block), rows(prompt, 5), 1e-5, 1e-5));
+  EXPECT_EQ(cache.length, prompt + 5);
+  const std::vector<float> rest = fast.Extend(std::span<const int>(tokens).subspan(prompt + 5), cache);
+  EXPECT_TRUE(AllClose(std::span<const float>(rest), rows(prompt + 5, T - prompt - 5), 1e-5, 1e-5));
+  CpuKvCache fork = cache.Truncated(prompt + 2);  // a fork two tokens into the first block
+  EXPECT_EQ(fork.length, prompt + 2);
+  EXPECT_EQ(fork.keys[1].size(), size_t(prompt + 2) * 2 * 6);
+  const std::vector<float> again = fast.Extend(std::span<const int>(tokens).subspan(prompt + 2, 3), fork);
+  EXPECT_TRUE(AllClose(std::span<const float>(again), rows(prompt + 2, 3), 1e-5, 1e-5));
+  CpuKvCache from_prompt = at_prompt;
+  EXPECT_EQ(fast.DecodeStep(tokens[prompt], from_prompt).size(), size_t(V));
+  EXPECT_THROW(cache.Truncated(0), std::invalid_argument);
+  EXPECT_THROW(cache.Truncated(T + 1), std::invalid_argument);
+  EXPECT_THROW(fast.Extend(std::vector<int>{}, cache), std::invalid_argument);
+  CpuKvCache empty;
+  EXPECT_THROW(fast.Extend(std::vector<int>{1, 2}, empty), std::invalid_argument);
+}
+
+// DecodeBatch: B caches of different lengths advanced at once, each row
+// equal to its own DecodeStep.
+TEST(CpuTransformer, DecodeBatchEqualsOneDecodeStepPerCache) {
+  CB_FRESH_SEED(seed);
+  const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
+  const CpuTransformer fast(r);
+  cb::harness::Rng rng(seed, 5);
+  const int V = 37;
+  std::vector<CpuKvCache> batched(3), single(3);
+  std::vector<int> next;
+  for (int b = 0; b < 3; ++b) {
+    const std::vector<int> prompt = RandomTokens(rng, 3 + 4 * b, V);
+    fast.Prefill(prompt, batched[b]);
+    single[b] = batched[b];
+    next.push_back(static_cast<int>(rng.UniformInt(0, V - 1)));
+  }
+  std::vector<CpuKvCache*> ptrs = {&batched[0], &batched[1], &batched[2]};
+  const std::vector<float> got = fast.DecodeBatch(next, ptrs);  // [3, V]
+  for (int b = 0; b < 3; ++b) {
+    const std::vector<float> want = fast.DecodeStep(next[b], single[b]);
+    EXPECT_TRUE(AllClose(std::span<const float>(got).subspan(size_t(b) * V, V),
+                         cb::testing::AsDoubles(std::span<const float>(want)), 1e-5, 1e-5)) << "row " << b;
+    EXPECT_EQ(batched[b].length, single[b].length);
+    EXPECT_TRUE(AllClose(std::span<const float>(batched[b].keys[1]), cb::testing::AsDoubles(std::span<const float>(single[b].keys[1])), 1e-5, 1e-5));
+  }
+  std::vector<CpuKvCache*> twice = {&batched[0], &batched[0]};
+  EXPECT_THROW(fast.DecodeBatch(std::vector<int>{1, 2}, twice), std::invalid_argument);
+  EXPECT_THROW(fast.DecodeBatch(std::vector<int>{1}, ptrs), std::invalid_argument);
+}
+
 TEST(CpuTransformer, NamedWeightsRoundTrip) {
   CB_FRESH_SEED(seed);
   const ref::Transformer r = ref::RandomInit(Small(true), seed, 0.2);

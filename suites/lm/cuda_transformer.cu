@@ -385,6 +385,29 @@ void CudaKvCache::Truncate(int length) {
   impl_->length = length;
 }
 
+CudaKvCache CudaKvCache::Truncated(int length) const {
+  if (length <= 0 || length > this->length())
+    throw std::invalid_argument("cuda kv cache: cannot truncate " + std::to_string(this->length()) +
+                                " positions to " + std::to_string(length));
+  CudaKvCache out;
+  out.impl_ = std::make_unique<Impl>();
+  Impl& o = *out.impl_;
+  o.layers = impl_->layers;
+  o.kvd = impl_->kvd;
+  o.capacity = impl_->capacity;
+  o.length = length;
+  const size_t bytes = static_cast<size_t>(length) * impl_->kvd * sizeof(float);
+  for (int l = 0; l < o.layers; ++l) {
+    o.keys.emplace_back(static_cast<size_t>(o.capacity) * o.kvd);
+    o.values.emplace_back(static_cast<size_t>(o.capacity) * o.kvd);
+    o.keys.back().Poison();  // rows past `length`, as a fresh cache's
+    o.values.back().Poison();
+    CB_CUDA_CHECK(cudaMemcpy(o.keys[l].data(), impl_->keys[l].data(), bytes, cudaMemcpyDeviceToDevice));
+    CB_CUDA_CHECK(cudaMemcpy(o.values[l].data(), impl_->values[l].data(), bytes, cudaMemcpyDeviceToDevice));
+  }
+  return out;
+}
+
 std::vector<float> CudaKvCache::Keys(int layer) const {
   if (!impl_ || layer < 0 || layer >= impl_->layers)
     throw std::invalid_argument("cuda kv cache: no layer " + std::to_string(layer));
@@ -917,6 +940,17 @@ std::vector<float> CudaTransformer::DecodeStep(int token, CudaKvCache& cache) co
   m.CheckDecode(token, cache);
   m.Decode(token, *cache.impl_);
   return DownloadFloats(m.logits.data(), m.V);
+}
+
+std::vector<float> CudaTransformer::Extend(std::span<const int> tokens, CudaKvCache& cache) const {
+  Impl& m = *impl_;
+  if (tokens.empty()) throw std::invalid_argument("cuda transformer: Extend by no tokens");
+  m.CheckDecode(tokens[0], cache);  // causal, filled, this model's shape
+  const auto& ci = *cache.impl_;
+  m.CheckTokens(tokens, ci.length + static_cast<int>(tokens.size()));  // capacity = max positions
+  UploadTo(m.tokens, tokens);
+  m.Run(1, static_cast<int>(tokens.size()), false, cache.impl_.get());
+  return DownloadFloats(m.logits.data(), tokens.size() * m.V);
 }
 
 double CudaTransformer::TimeLossAndGrad(const Batch& b) const {

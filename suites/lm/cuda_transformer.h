@@ -74,6 +74,10 @@ class CudaKvCache {
   // Forgets every position from `length` on (a draft's rejected tokens, or a
   // benchmark's rewind). REQUIRES: 0 < length <= this->length().
   void Truncate(int length);
+  // A new cache holding a device copy of the first `length` positions (a fork
+  // at a shorter prefix, e.g. one of MTAD's draft beams). REQUIRES: 0 < length
+  // <= this->length().
+  CudaKvCache Truncated(int length) const;
   // Keys and values of layer `layer`, [length, KV*d] each, downloaded.
   std::vector<float> Keys(int layer) const;
   std::vector<float> Values(int layer) const;
@@ -115,9 +119,12 @@ class CudaTransformer {
 
   // Causal models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
   // and returns their logits [T, V]; DecodeStep runs one token at position
-  // cache.length() and returns its logits [V].
+  // cache.length() and returns its logits [V]; Extend runs T >= 1 tokens at
+  // positions cache.length() .. +T-1 in one batched forward and returns their
+  // logits [T, V] (CpuTransformer::Extend's contract).
   std::vector<float> Prefill(std::span<const int> tokens, CudaKvCache& cache) const;
   std::vector<float> DecodeStep(int token, CudaKvCache& cache) const;
+  std::vector<float> Extend(std::span<const int> tokens, CudaKvCache& cache) const;
 
   // Benchmarks: the same work with inputs uploaded first and nothing
   // downloaded, timed on the device by CUDA events (DESIGN §5); seconds.

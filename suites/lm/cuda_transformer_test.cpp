@@ -287,6 +287,41 @@ TEST_P(CudaTransformerTest, KvCacheDecodeEqualsFullForwardOnTheDevice) {
 #endif
 }
 
+// Extend (a block in one batched forward) and Truncated (a device fork) on
+// the device: every block row equals the device's full forward and, within
+// the logit tolerance, the fp64 reference.
+TEST_P(CudaTransformerTest, ExtendAppendsABlockAndTruncatedForksOnTheDevice) {
+#if CB_HAVE_CUDA
+  CB_FRESH_SEED(seed);
+  for (const Case& c : Cases()) {
+    if (!c.arch.causal) continue;
+    SCOPED_TRACE(c.name);
+    const ref::Transformer reference = ref::RandomInit(c.config, seed, kInitStd);
+    const CudaTransformer model{CpuTransformer(reference)};
+    const int V = c.config.vocab_size, prompt = 5, T = 14;
+    const std::vector<int> tokens = RandomTokens(seed, 5, T, V);
+    const std::vector<double> full = Widen(model.Forward(tokens));  // [T, V]
+    const std::vector<double> want = reference.Forward(tokens).data;
+    auto rows = [&](const std::vector<double>& all, int from, int n) {
+      return std::vector<double>(all.begin() + size_t(from) * V, all.begin() + size_t(from + n) * V);
+    };
+    CudaKvCache cache;
+    model.Prefill(std::vector<int>(tokens.begin(), tokens.begin() + prompt), cache);
+    const std::vector<float> block = model.Extend(std::span<const int>(tokens).subspan(prompt, 4), cache);
+    EXPECT_EQ(cache.length(), prompt + 4);
+    EXPECT_TRUE(cb::testing::AllClose(block, rows(full, prompt, 4), kDecodeAtol, kDecodeRtol));
+    EXPECT_TRUE(cb::testing::AllClose(block, rows(want, prompt, 4), kLogitAtol, kLogitRtol));
+    CudaKvCache fork = cache.Truncated(prompt + 1);
+    EXPECT_EQ(fork.length(), prompt + 1);
+    EXPECT_EQ(cache.length(), prompt + 4);  // the original is untouched
+    const std::vector<float> again = model.Extend(std::span<const int>(tokens).subspan(prompt + 1, T - prompt - 1), fork);
+    EXPECT_TRUE(cb::testing::AllClose(again, rows(full, prompt + 1, T - prompt - 1), kDecodeAtol, kDecodeRtol));
+    EXPECT_THROW(cache.Truncated(0), std::invalid_argument);
+    EXPECT_THROW(model.Extend(std::vector<int>{}, cache), std::invalid_argument);
+  }
+#endif
+}
+
 TEST_P(CudaTransformerTest, DownloadedCacheEqualsTheCpuCache) {
 #if CB_HAVE_CUDA
   CB_FRESH_SEED(seed);

@@ -15,6 +15,7 @@
 
 #include "fixtures/cli_test_util.h"
 #include "fixtures/paths.h"
+#include "harness/backend.h"
 
 namespace {
 
@@ -59,6 +60,20 @@ TEST_F(EvalMtadCliTest, TargetAndDraftCheckpointsRunEveryDecoderAndRecordARun) {
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "l.db"}).exit_code, 0);
 }
 
+// The same pair decoded on the GPU: the same table, the same seeds. The
+// target-call counts equal the CPU run's unless fp32 rounding moves a
+// sampled token, so only the shape is asserted here (the distributions
+// themselves: CachedLmModel.CudaBackendMatchesTheCpuPath).
+TEST_F(EvalMtadCliTest, CudaBackendRunsEveryDecoderWhereADeviceIs) {
+  const auto st = cb::harness::Availability(cb::harness::Backend::kCuda);
+  if (!st.ok) GTEST_SKIP() << "cuda: " << st.reason;
+  Write("p.txt", kPrompts);
+  const Output o = Run({"eval", "mtad", "--target", Fx("target"), "--draft", Fx("draft"), "--prompts", "p.txt",
+                        "--tokens", "6", "--backend", "cuda", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  ExpectDecoders(nlohmann::json::parse(o.out), 3, 6);
+}
+
 TEST_F(EvalMtadCliTest, DraftAsBothModelsPrintsTheTable) {
   Write("p.txt", kPrompts);
   const Output o = Run({"eval", "mtad", "--target", Fx("draft"), "--draft", Fx("draft"), "--prompts", "p.txt",
@@ -75,7 +90,7 @@ TEST_F(EvalMtadCliTest, BadInputIsOneLineAndRecordsNothing) {
   Write("bad_id.txt", R"({"ids": [1, 99999]})" "\n");
   Write("no_field.txt", R"({"prompt": "x"})" "\n");
   const std::string d = Fx("draft");
-  const std::vector<std::vector<std::string>> bad = {
+  std::vector<std::vector<std::string>> bad = {
       {"--target", d, "--draft", Fx("smoke"), "--prompts", "p.txt"},          // vocabularies differ
       {"--target", d, "--draft", d + "/nope", "--prompts", "p.txt"},          // missing folder
       {"--target", d, "--draft", d, "--prompts", "missing.txt"},
@@ -88,7 +103,10 @@ TEST_F(EvalMtadCliTest, BadInputIsOneLineAndRecordsNothing) {
       {"--target", d, "--draft", d, "--prompts", "p.txt", "--top-p", "1.5"},
       {"--target", d, "--draft", d, "--prompts", "p.txt", "--tokens", "5000"},  // past the positions
       {"--draft", d, "--prompts", "p.txt"},
+      {"--target", d, "--draft", d, "--prompts", "p.txt", "--backend", "gpu"},
   };
+  if (!cb::harness::Availability(cb::harness::Backend::kCuda).ok)  // "cuda unavailable: <reason>"
+    bad.push_back({"--target", d, "--draft", d, "--prompts", "p.txt", "--backend", "cuda"});
   for (const auto& args : bad) {
     std::vector<std::string> a = {"eval", "mtad"};
     a.insert(a.end(), args.begin(), args.end());

@@ -2,7 +2,8 @@
 // `claimbench eval mtad --target DIR --draft DIR --prompts FILE`: ancestral
 // sampling, speculative decoding and MTAD on a user's pair of Llama-family
 // checkpoints (Hugging Face layout, one claimbench BPE tokenizer, one
-// vocabulary), through the cached CPU transformer (suites/mtad/lm_model.h):
+// vocabulary), through the cached transformer (suites/mtad/lm_model.h) on
+// --backend cpu|cuda (decoding; the perplexity is scored on the CPU):
 // per decoder the perplexity of its output under the target, tokens per
 // target call, wall seconds and tokens/s, with the two models' measured
 // decode-time ratio; recorded in one ledger run.
@@ -18,10 +19,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/backend.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
 #include "harness/result.h"
@@ -38,6 +41,7 @@ namespace mt = cb::mtad;
 
 struct EvalMtadOptions {
   std::string target, draft, prompts, ledger;
+  std::string backend = "cpu";
   int tokens = 32;
   int gamma = 4;
   int beams = 4;
@@ -90,12 +94,16 @@ int RunEvalMtad(const EvalMtadOptions& o, const CommandLine& cmdline) {
   if (o.target.empty() || o.draft.empty() || o.prompts.empty())
     throw UsageError("eval mtad needs --target DIR, --draft DIR and --prompts FILE");
   if (o.tokens < 1) throw UsageError("eval mtad --tokens must be >= 1");
+  const std::optional<cb::harness::Backend> backend = cb::harness::ParseBackend(o.backend);
+  if (!backend) throw UsageError("eval mtad --backend " + o.backend + ": expected cpu or cuda");
+  if (const auto st = cb::harness::Availability(*backend); !st.ok)
+    throw UsageError("eval mtad --backend " + o.backend + ": " + st.reason);
   const cb::ref::mtad::MtadParams params{.gamma = o.gamma, .beams = o.beams, .tau = o.tau,
                                          .filter = {o.top_k, o.top_p}};
   std::unique_ptr<mt::LmPair> pair;
   std::vector<std::vector<int>> prompts;
   try {
-    pair = mt::LoadPair(o.target, o.draft);
+    pair = mt::LoadPair(o.target, o.draft, 256, *backend);
     cb::ref::mtad::CheckMtadParams(params, pair->target->vocab_size());
   } catch (const std::exception& e) {
     throw UsageError(std::string("eval mtad: ") + e.what());
@@ -109,20 +117,22 @@ int RunEvalMtad(const EvalMtadOptions& o, const CommandLine& cmdline) {
   }
   const int n = static_cast<int>(prompts.size());
 
-  // The measured cost ratio: one decode step of each model after the first prompt.
-  auto step_seconds = [&](const cb::lm_suite::CpuTransformer& m) {
-    cb::lm_suite::CpuKvCache cache;
-    m.Prefill(prompts[0], cache);
+  // The measured cost ratio: one decode step of each model after the first
+  // prompt, on the decoding backend (the fork is outside the timed region).
+  auto step_seconds = [&](const cb::lm_suite::IncrementalLm& m) {
+    std::vector<float> logits;
+    const auto cache = m.Prefill(prompts[0], logits);
+    const int last[1] = {prompts[0].back()};
     std::vector<double> t;
     for (int r = 0; r < 9; ++r) {
-      cb::lm_suite::CpuKvCache c = cache;
+      const auto c = cache->Truncated(cache->length());
       const auto a = std::chrono::steady_clock::now();
-      m.DecodeStep(prompts[0].back(), c);
+      m.Extend(last, *c);
       t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
     }
     return cb::harness::Median(t);
   };
-  const double cost_ratio = step_seconds(*pair->target_tf) / step_seconds(*pair->draft_tf);
+  const double cost_ratio = step_seconds(*pair->target_lm) / step_seconds(*pair->draft_lm);
 
   struct Row {
     mt::Decoder d;
@@ -152,7 +162,7 @@ int RunEvalMtad(const EvalMtadOptions& o, const CommandLine& cmdline) {
     nlohmann::json p = base;
     p["decoder"] = mt::DecoderName(row.d);
     auto add = [&](const char* metric, const char* unit, const char* dir, double v, bool exact) {
-      cb::harness::Result r{.suite = "mtad", .case_name = "eval_mtad", .backend = "cpu", .params = p,
+      cb::harness::Result r{.suite = "mtad", .case_name = "eval_mtad", .backend = o.backend, .params = p,
                             .metric = metric, .unit = unit, .direction = dir, .value = v, .n = n};
       if (exact) {
         r.input_hash = input;
@@ -167,7 +177,7 @@ int RunEvalMtad(const EvalMtadOptions& o, const CommandLine& cmdline) {
     add("tokens_per_second", "tokens/s", "higher", double(n) * o.tokens / row.seconds, false);
   }
   {
-    cb::harness::Result r{.suite = "mtad", .case_name = "eval_mtad", .backend = "cpu", .params = base,
+    cb::harness::Result r{.suite = "mtad", .case_name = "eval_mtad", .backend = o.backend, .params = base,
                           .metric = "target_over_draft_decode_time_ratio", .unit = "ratio", .value = cost_ratio};
     r.kind = cb::harness::ResultKind::kTiming;
     results.push_back(std::move(r));
@@ -229,6 +239,8 @@ void AddEvalMtadCommand(CLI::App& app, const CommandLine& cmdline, int* exit_cod
   c->add_option("--top-k", o->top_k, "Top-k filter (0: off)")->capture_default_str();
   c->add_option("--top-p", o->top_p, "Top-p filter (1: off)")->capture_default_str();
   c->add_option("--seed", o->seed, "Seed (prompt i uses Rng(seed, i))")->capture_default_str();
+  c->add_option("--backend", o->backend, "Decoding backend: cpu (fp32, OpenBLAS) or cuda (fp32, cuBLAS)")
+      ->capture_default_str();
   AddLedgerOption(c, &o->ledger);
   c->add_flag("--json", o->json, "Print the results as JSON on stdout");
   c->callback([o, cmdline, exit_code] { *exit_code = RunEvalMtad(*o, cmdline); });

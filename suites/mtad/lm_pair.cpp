@@ -36,7 +36,7 @@ std::unique_ptr<lms::CpuTransformer> LoadOne(const std::string& dir, const char*
 }  // namespace
 
 std::unique_ptr<LmPair> LoadPair(const std::string& target_dir, const std::string& draft_dir,
-                                 int cache_capacity) {
+                                 int cache_capacity, cb::harness::Backend backend) {
   auto p = std::make_unique<LmPair>();
   p->target_dir = target_dir;
   p->draft_dir = draft_dir;
@@ -51,8 +51,10 @@ std::unique_ptr<LmPair> LoadPair(const std::string& target_dir, const std::strin
   if (p->tokenizer->ContentHash() != dtok->ContentHash())
     throw std::invalid_argument("mtad: target and draft tokenizers differ");
   p->content_hash = cb::harness::Xxh3_128(hash + p->tokenizer->ContentHash()).Hex();
-  p->target = std::make_unique<CachedLmModel>(*p->target_tf, cache_capacity);
-  p->draft = std::make_unique<CachedLmModel>(*p->draft_tf, cache_capacity);
+  p->target_lm = lms::MakeIncrementalLm(*p->target_tf, backend);
+  p->draft_lm = lms::MakeIncrementalLm(*p->draft_tf, backend);
+  p->target = std::make_unique<CachedLmModel>(*p->target_lm, cache_capacity);
+  p->draft = std::make_unique<CachedLmModel>(*p->draft_lm, cache_capacity);
   return p;
 }
 

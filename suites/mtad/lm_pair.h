@@ -24,7 +24,9 @@
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
 #include "reference/mtad.h"
+#include "harness/backend.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/incremental_lm.h"
 #include "suites/mtad/lm_model.h"
 
 namespace cb::mtad {
@@ -33,12 +35,17 @@ struct LmPair {
   std::string target_dir, draft_dir;
   std::unique_ptr<cb::lm_suite::CpuTransformer> target_tf, draft_tf;
   std::unique_ptr<cb::ref::lm::BpeTokenizer> tokenizer;  // the target's (== the draft's)
+  std::unique_ptr<cb::lm_suite::IncrementalLm> target_lm, draft_lm;  // on the pair's backend
   std::unique_ptr<CachedLmModel> target, draft;
   std::string content_hash;  // both checkpoints' tensors and the tokenizer
 };
 
+// `backend` runs both models' decoding (Prefill/Extend); scoring (the NLL
+// under the target) stays on the CPU fast path. CUDA throws "cuda
+// unavailable: ..." where it cannot run.
 std::unique_ptr<LmPair> LoadPair(const std::string& target_dir, const std::string& draft_dir,
-                                 int cache_capacity = 256);
+                                 int cache_capacity = 256,
+                                 cb::harness::Backend backend = cb::harness::Backend::kCpu);
 
 std::vector<std::vector<int>> SubstratePrompts(const LmPair& pair, int n, int len);
 

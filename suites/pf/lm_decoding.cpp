@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 namespace cb::pf {
@@ -40,7 +41,11 @@ double Entropy(const std::vector<double>& filtered, double temperature) {
 }  // namespace
 
 LmDecoded DecodeLm(const cb::lm_suite::CpuTransformer& model, std::span<const int> prompt, const LmDecodeOptions& o) {
-  const auto& cfg = model.config();
+  return DecodeLm(*cb::lm_suite::MakeIncrementalLm(model, cb::harness::Backend::kCpu), prompt, o);
+}
+
+LmDecoded DecodeLm(const cb::lm_suite::IncrementalLm& lm, std::span<const int> prompt, const LmDecodeOptions& o) {
+  const auto& cfg = lm.model().config();
   if (prompt.empty()) throw std::invalid_argument("decode: empty prompt");
   for (int id : prompt)
     if (id < 0 || id >= cfg.vocab_size)
@@ -64,9 +69,9 @@ LmDecoded DecodeLm(const cb::lm_suite::CpuTransformer& model, std::span<const in
   LmDecoded out;
   out.tokens.assign(prompt.begin(), prompt.end());
   out.prompt_length = prompt.size();
-  cb::lm_suite::CpuKvCache cache;
-  const std::vector<float> logits = model.Prefill(prompt, cache);  // [T, V]
-  std::vector<float> row(logits.end() - V, logits.end());          // [V]
+  std::vector<float> logits;  // [T, V]
+  const std::unique_ptr<cb::lm_suite::KvState> cache = lm.Prefill(prompt, logits);
+  std::vector<float> row(logits.end() - V, logits.end());  // [V]
   std::vector<double> u(V);
   for (int step = 0; step < o.max_new_tokens; ++step) {
     for (int v = 0; v < V; ++v) u[v] = row[v];
@@ -91,7 +96,8 @@ LmDecoded DecodeLm(const cb::lm_suite::CpuTransformer& model, std::span<const in
     if (step + 1 == o.max_new_tokens ||
         static_cast<int>(out.tokens.size()) >= cfg.max_position_embeddings)
       break;
-    row = model.DecodeStep(static_cast<int>(y), cache);
+    const int next[1] = {static_cast<int>(y)};
+    row = lm.Extend(next, *cache);
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // File: suites/pf/lm_decoding.h
 // -----------------------------------------------------------------------------
 // PF, softmax and greedy decoding (and the PF/Gumbel/KGW watermarks) from a
-// causal transformer (suites/lm/cpu_transformer.h) with a KV cache: prefill
-// the prompt, then one DecodeStep per new token. Each step's fp32 logits row
+// causal transformer (suites/lm/incremental_lm.h: the CPU fast path or CUDA)
+// with a KV cache: prefill the prompt, then one decode step per new token. Each step's fp32 logits row
 // [V] is widened to fp64 and handed to the same reference decoders as the
 // n-gram path (reference/pf/pf.h): top-p at T, then
 //   greedy   argmax (lowest id among ties),
@@ -25,6 +25,7 @@
 
 #include "reference/pf/pf.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/incremental_lm.h"
 
 namespace cb::pf {
 
@@ -57,6 +58,10 @@ struct LmDecoded {
 // max_position_embeddings; the watermark matches the decoder (pf -> pf;
 // gumbel, kgw -> softmax). Throws std::invalid_argument otherwise.
 LmDecoded DecodeLm(const cb::lm_suite::CpuTransformer& model, std::span<const int> prompt, const LmDecodeOptions& o);
+// The same on `lm`'s backend (suites/lm/incremental_lm.h): the CUDA path's
+// logits differ from the CPU's by fp32 rounding, so a sampled text may part
+// from the CPU's where two candidates nearly tie.
+LmDecoded DecodeLm(const cb::lm_suite::IncrementalLm& lm, std::span<const int> prompt, const LmDecodeOptions& o);
 
 }  // namespace cb::pf
 

@@ -23,6 +23,7 @@
 
 #include "fixtures/cli_test_util.h"
 #include "fixtures/paths.h"
+#include "harness/backend.h"
 
 namespace {
 
@@ -134,7 +135,7 @@ TEST_F(PfCliTest, UserCheckpointWithoutTokenizerTakesAndGivesIds) {
 TEST_F(PfCliTest, BadInputExitsThreeAndWritesNothing) {
   std::ofstream(Path("bad.jsonl")) << R"({"prompt": [1, 2]})" << "\n" << R"({"prompt": [1, 999]})" << "\n";
   std::ofstream(Path("ok.jsonl")) << R"({"prompt": [1, 2]})" << "\n";
-  const std::vector<std::vector<std::string>> cases = {
+  std::vector<std::vector<std::string>> cases = {
       Gen({"--prompt-ids", "1,384", "--out", "o.jsonl"}),                        // outside the vocabulary
       Gen({"--prompt-ids", "1,x", "--out", "o.jsonl"}),                          // not an id
       Gen({"--prompt-ids", "1", "--prompts", "ok.jsonl", "--out", "o.jsonl"}),   // both
@@ -147,7 +148,10 @@ TEST_F(PfCliTest, BadInputExitsThreeAndWritesNothing) {
       Gen({"--prompt-ids", "1", "--temperature", "0", "--out", "o.jsonl"}),
       {"gen", "text", "--checkpoint", Path("nope"), "--prompt-ids", "1", "--out", "o.jsonl"},
       {"gen", "text", "--prompt-ids", "1", "--out", "o.jsonl"},  // ids need a checkpoint
+      Gen({"--prompt-ids", "1", "--backend", "gpu", "--out", "o.jsonl"}),
   };
+  if (!cb::harness::Availability(cb::harness::Backend::kCuda).ok)  // "cuda unavailable: <reason>"
+    cases.push_back(Gen({"--prompt-ids", "1", "--backend", "cuda", "--out", "o.jsonl"}));
   for (const auto& args : cases) {
     std::string joined;
     for (const auto& a : args) joined += a + " ";

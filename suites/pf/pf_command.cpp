@@ -76,7 +76,7 @@ namespace {
 
 struct GenTextOptions {
   std::string decoder = "pf", watermark = "none", key = "0", out;
-  std::string checkpoint, prompt_ids, prompts;  // the transformer path (pf_lm_command.cpp)
+  std::string checkpoint, prompt_ids, prompts, backend = "cpu";  // the transformer path (pf_lm_command.cpp)
   int m = 4, count = 20, length = 64;
   double temperature = 1.0, top_p = 1.0;
   uint64_t seed = 1;
@@ -85,13 +85,13 @@ struct GenTextOptions {
 int RunGenText(const GenTextOptions& o) {
   if (!o.checkpoint.empty()) {
     return RunGenTextCheckpoint({.checkpoint = o.checkpoint, .prompt_ids = o.prompt_ids,
-                                 .prompts = o.prompts, .decoder = o.decoder, .watermark = o.watermark,
+                                 .prompts = o.prompts, .backend = o.backend, .decoder = o.decoder, .watermark = o.watermark,
                                  .key = o.key, .out = o.out, .m = o.m, .count = o.count,
                                  .length = o.length, .temperature = o.temperature, .top_p = o.top_p,
                                  .seed = o.seed});
   }
-  if (!o.prompt_ids.empty() || !o.prompts.empty())
-    throw UsageError("--prompt-ids and --prompts need --checkpoint");
+  if (!o.prompt_ids.empty() || !o.prompts.empty() || o.backend != "cpu")
+    throw UsageError("--prompt-ids, --prompts and --backend need --checkpoint");
   const ref::Watermark w = PfParseWatermark(o.watermark, true);
   if (o.decoder != "pf" && o.decoder != "softmax" && o.decoder != "greedy")
     throw UsageError("--decoder '" + o.decoder + "': expected pf, softmax or greedy");
@@ -240,6 +240,8 @@ void AddPfCommands(CLI::App& app, const CommandLine&, int* exit_code) {
                    "With --checkpoint: one prompt as comma-separated ids (--count texts from it)");
   text->add_option("--prompts", g->prompts,
                    "With --checkpoint: JSON Lines, a \"prompt\" id array per line (one text each)");
+  text->add_option("--backend", g->backend, "With --checkpoint: cpu (fp32, OpenBLAS) or cuda (fp32, cuBLAS)")
+      ->capture_default_str();
   text->callback([g, exit_code] { *exit_code = RunGenText(*g); });
 
   auto d = std::make_shared<DetectOptions>();

@@ -19,7 +19,7 @@ uint64_t PfParseKey(const std::string& s);
 cb::ref::pf::Watermark PfParseWatermark(const std::string& s, bool allow_none);
 
 struct GenTextCheckpointOptions {
-  std::string checkpoint, prompt_ids, prompts;
+  std::string checkpoint, prompt_ids, prompts, backend = "cpu";
   std::string decoder = "pf", watermark = "none", key = "0", out;
   int m = 4, count = 20, length = 64;
   double temperature = 1.0, top_p = 1.0;

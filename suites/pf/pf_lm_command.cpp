@@ -3,8 +3,8 @@
 // `claimbench gen text --checkpoint DIR (--prompt-ids IDS | --prompts FILE)`:
 // PF / softmax / greedy decoding and the PF / Gumbel / KGW watermarks on a
 // Llama-family checkpoint in Hugging Face layout (config.json +
-// model.safetensors; reference/lm/hf_checkpoint.h), fp32 CPU path with a KV
-// cache (lm_decoding.h). Token ids in and out, so a user's checkpoint with
+// model.safetensors; reference/lm/hf_checkpoint.h), fp32 with a KV cache on
+// --backend cpu (default) or cuda (lm_decoding.h). Token ids in and out, so a user's checkpoint with
 // its own tokenizer works: --prompt-ids "1,2,3" gives --count texts from one
 // prompt (text i uses noise stream i); --prompts FILE.jsonl gives one text
 // per line's "prompt" id array (--count is then ignored). Each text is
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -25,10 +26,12 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/backend.h"
 #include "harness/cli/commands.h"
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/incremental_lm.h"
 #include "suites/pf/lm_decoding.h"
 #include "suites/pf/pf_command_util.h"
 
@@ -105,6 +108,10 @@ int RunGenTextCheckpoint(const GenTextCheckpointOptions& o) {
   if (o.prompt_ids.empty() == o.prompts.empty())
     throw UsageError("gen text --checkpoint: give exactly one of --prompt-ids and --prompts");
   if (o.out.empty()) throw UsageError("--out FILE is required");
+  const std::optional<cb::harness::Backend> backend = cb::harness::ParseBackend(o.backend);
+  if (!backend) throw UsageError("gen text --backend " + o.backend + ": expected cpu or cuda");
+  if (const auto st = cb::harness::Availability(*backend); !st.ok)
+    throw UsageError("gen text --backend " + o.backend + ": " + st.reason);
   const fs::path out(o.out);
   const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(parent)) throw UsageError("--out " + o.out + ": parent folder does not exist");
@@ -135,10 +142,11 @@ int RunGenTextCheckpoint(const GenTextCheckpointOptions& o) {
                        " tokens, max_position_embeddings is " + std::to_string(ck.config.max_position_embeddings));
 
   const cb::lm_suite::CpuTransformer model(ck.config, ck.tensors);
+  const std::unique_ptr<cb::lm_suite::IncrementalLm> lm = cb::lm_suite::MakeIncrementalLm(model, *backend);
   std::string lines;
   for (size_t i = 0; i < prompts.size(); ++i) {
     const cb::pf::LmDecoded d = cb::pf::DecodeLm(
-        model, prompts[i],
+        *lm, prompts[i],
         {.decoder = decoder, .watermark = w, .params = {.key = key, .context = o.m},
          .temperature = o.temperature, .top_p = o.top_p, .seed = o.seed, .text_index = i,
          .max_new_tokens = o.length});

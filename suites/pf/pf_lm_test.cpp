@@ -15,7 +15,9 @@
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
 #include "reference/pf/pf.h"
+#include "harness/backend.h"
 #include "suites/lm/cpu_transformer.h"
+#include "suites/lm/incremental_lm.h"
 #include "suites/pf/lm_decoding.h"
 #include "suites/pf/teacher_words.h"
 
@@ -31,13 +33,17 @@ class LmDecodingTest : public ::testing::Test {
   LmDecodingTest() : ck_(cb::ref::lm::LoadCheckpoint(Smoke())), model_(ck_.config, ck_.tensors) {}
   cb::ref::lm::HfCheckpoint ck_;
   cb::lm_suite::CpuTransformer model_;
+
+  // Decodes on `lm`'s backend and checks every recorded NLL (and greedy's
+  // choice) against the CPU fast path's full forward over the decoded text.
+  void ExpectDecodingMatchesAFullForwardPass(const cb::lm_suite::IncrementalLm& lm) const;
 };
 
-TEST_F(LmDecodingTest, KvCacheDecodingMatchesAFullForwardPass) {
+void LmDecodingTest::ExpectDecodingMatchesAFullForwardPass(const cb::lm_suite::IncrementalLm& lm) const {
   const std::vector<int> prompt = {3, 40, 7, 200};
   for (LmDecoder d : {LmDecoder::kGreedy, LmDecoder::kPf, LmDecoder::kSoftmax}) {
-    const LmDecoded out = DecodeLm(model_, prompt, {.decoder = d, .temperature = 0.8, .seed = 11,
-                                                    .max_new_tokens = 20});
+    const LmDecoded out = DecodeLm(lm, prompt, {.decoder = d, .temperature = 0.8, .seed = 11,
+                                                .max_new_tokens = 20});
     ASSERT_EQ(out.tokens.size(), 24u);
     ASSERT_EQ(out.nll.size(), 20u);
     const std::vector<int> all(out.tokens.begin(), out.tokens.end());
@@ -59,6 +65,18 @@ TEST_F(LmDecodingTest, KvCacheDecodingMatchesAFullForwardPass) {
       }
     }
   }
+}
+
+TEST_F(LmDecodingTest, KvCacheDecodingMatchesAFullForwardPass) {
+  ExpectDecodingMatchesAFullForwardPass(*cb::lm_suite::MakeIncrementalLm(model_, cb::harness::Backend::kCpu));
+}
+
+// The CUDA path's decode (device prefill and decode steps) scored by the CPU
+// path: the 1e-4 NLL bound covers both paths' fp32 rounding.
+TEST_F(LmDecodingTest, CudaDecodingMatchesTheCpuForwardPass) {
+  const auto status = cb::harness::Availability(cb::harness::Backend::kCuda);
+  if (!status.ok) GTEST_SKIP() << "cuda: " << status.reason;
+  ExpectDecodingMatchesAFullForwardPass(*cb::lm_suite::MakeIncrementalLm(model_, cb::harness::Backend::kCuda));
 }
 
 TEST_F(LmDecodingTest, PfWatermarkIsTheReferenceChoiceOnEachRow) {

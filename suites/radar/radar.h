@@ -55,6 +55,12 @@ class Cache {
   void Append(const float* keys, const float* values, int64_t n);
   // One decode step; returns the attended spans (ascending).
   std::vector<Span> Decode(const float* q, float* out);
+  // Decode() for nq queries q [nq, d] (the query heads of one KV head, GQA),
+  // out [nq, d]; query i's spans at [i]. The same selection and output as nq
+  // Decode() calls; the CPU path scores the segments of all nq in one pass
+  // over the summaries (the CUDA path runs Decode() nq times). counters()
+  // then describe the last query.
+  std::vector<std::vector<Span>> DecodeGroup(const float* q, int nq, float* out);
   // The dense baseline on the same resident cache: attention over all tokens.
   void DecodeDense(const float* q, float* out);
   void Organize();

@@ -122,6 +122,32 @@ __attribute__((target_clones("arch=haswell", "default"))) void ScoreSegments(
   }
 }
 
+// The scores of nq queries at once (a GQA group: the query heads sharing one
+// KV head): score [nq, n_seg], each summary row read once for all of them
+// (the rows are what costs: n_seg x 2D floats per head and step).
+__attribute__((target_clones("arch=haswell", "default"))) void ScoreSegmentsGroup(
+    const float* summaries, const float* phi, int nq, int64_t n_seg, int two_d, float* score) {
+  for (int64_t j = 0; j < n_seg; ++j) {
+    const float* r = summaries + j * two_d;
+    for (int qi = 0; qi < nq; ++qi) {
+      const float* p = phi + static_cast<size_t>(qi) * two_d;
+      float s = 0;
+      if (two_d % 8 == 0) {
+        v4f a0 = {}, a1 = {};
+        for (int f = 0; f < two_d; f += 8) {
+          a0 += Load4(r + f) * Load4(p + f);
+          a1 += Load4(r + f + 4) * Load4(p + f + 4);
+        }
+        a0 += a1;
+        s = a0[0] + a0[1] + a0[2] + a0[3];
+      } else {
+        for (int f = 0; f < two_d; ++f) s += r[f] * p[f];
+      }
+      score[static_cast<size_t>(qi) * n_seg + j] = s;
+    }
+  }
+}
+
 // Tokens of `spans` cut into `parts` contiguous pieces of near-equal length.
 std::vector<std::vector<Span>> Split(const std::vector<Span>& spans, int parts) {
   int64_t total = 0;
@@ -331,10 +357,10 @@ struct Cache::Impl {
     counters.segments_appended += count;
   }
 
-  std::vector<int64_t> TopSegmentsCpu(const float* q, int64_t k) {
-    // phi(q) with the query's own maxima.
+  // phi(q) [2D] with the query's own maxima.
+  void Phi(const float* q, float* phi) const {
     const float scale = std::pow(static_cast<float>(d), -0.25f);
-    std::vector<float> z(static_cast<size_t>(D), 0.0f), phi(2 * static_cast<size_t>(D));
+    std::vector<float> z(static_cast<size_t>(D), 0.0f);
     float n2 = 0;
     for (int i = 0; i < d; ++i) {
       const float x = scale * q[i];
@@ -349,14 +375,70 @@ struct Cache::Impl {
       phi[j] = norm * std::exp(z[j] - n2 / 2 - mp) + 1e-18f;
       phi[D + j] = norm * std::exp(-z[j] - n2 / 2 - mm) + 1e-18f;
     }
-    std::vector<float> score(static_cast<size_t>(n_seg));
-    ScoreSegments(summaries.data(), phi.data(), n_seg, 2 * D, score.data());
+  }
+
+  // The k best segments by score (ties: the lower index).
+  std::vector<int64_t> TopK(const float* score, int64_t k) const {
     std::vector<int64_t> order(static_cast<size_t>(n_seg));
     std::iota(order.begin(), order.end(), int64_t{0});
     auto better = [&](int64_t a, int64_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); };
     std::nth_element(order.begin(), order.begin() + k, order.end(), better);
     order.resize(static_cast<size_t>(k));
     return order;
+  }
+
+  std::vector<int64_t> TopSegmentsCpu(const float* q, int64_t k) {
+    std::vector<float> phi(2 * static_cast<size_t>(D)), score(static_cast<size_t>(n_seg));
+    Phi(q, phi.data());
+    ScoreSegments(summaries.data(), phi.data(), n_seg, 2 * D, score.data());
+    return TopK(score.data(), k);
+  }
+
+  // The spans a query attends given its chosen segments (sorted here).
+  std::vector<Span> SpansOf(std::vector<int64_t> chosen) const {
+    std::sort(chosen.begin(), chosen.end());
+    std::vector<Span> spans;
+    auto add = [&](int64_t a, int64_t b) {
+      if (a >= b) return;
+      if (!spans.empty() && spans.back().second == a) spans.back().second = b;
+      else spans.push_back({a, b});
+    };
+    add(0, std::min<int64_t>(config.sink, t));
+    for (int64_t j : chosen) add(config.sink + j * c, config.sink + (j + 1) * c);
+    add(config.sink + n_seg * c, t);
+    return spans;
+  }
+
+  // Decode() for nq queries [nq, d] of one KV head, CPU: the segment scores
+  // in one pass over the summaries; then each query's own top-k and spans.
+  std::vector<std::vector<Span>> DecodeGroupCpu(const float* q, int nq, float* out) {
+    if (t < 1) throw std::invalid_argument("radar: Decode() on an empty cache");
+    Organize();
+    const bool built = !BelowThreshold() && c > 0;
+    const int64_t k = built ? (config.budget > 0 ? config.budget / c : config.topk) : 0;
+    std::vector<std::vector<Span>> all(static_cast<size_t>(nq));
+    if (!built || k >= n_seg) {
+      for (int i = 0; i < nq; ++i) all[i] = Decode(q + static_cast<size_t>(i) * d, out + static_cast<size_t>(i) * d);
+      return all;
+    }
+    const size_t two_d = 2 * static_cast<size_t>(D);
+    std::vector<float> phi(static_cast<size_t>(nq) * two_d), score(static_cast<size_t>(nq) * n_seg);
+    for (int i = 0; i < nq; ++i) Phi(q + static_cast<size_t>(i) * d, &phi[i * two_d]);
+    ScoreSegmentsGroup(summaries.data(), phi.data(), nq, n_seg, static_cast<int>(two_d), score.data());
+    for (int i = 0; i < nq; ++i) {
+      all[i] = SpansOf(TopK(&score[static_cast<size_t>(i) * n_seg], k));
+      AttendSpansCpu(q + static_cast<size_t>(i) * d, keys.data(), values.data(), d, all[i],
+                     out + static_cast<size_t>(i) * d);
+      int64_t attended = 0;
+      for (const auto& sp : all[i]) attended += sp.second - sp.first;
+      counters.exact = false;
+      counters.decode_macs = static_cast<uint64_t>(d) * D + static_cast<uint64_t>(n_seg) * 2 * D +
+                             2 * static_cast<uint64_t>(d) * attended;
+      counters.attended = static_cast<uint64_t>(attended);
+      counters.segments = n_seg;
+      counters.segment_len = c;
+    }
+    return all;
   }
 
   std::vector<Span> Decode(const float* q, float* out) {
@@ -375,16 +457,8 @@ struct Cache::Impl {
       if (Cuda()) chosen = cuda::TopSegments(*device, q, k);
 #endif
       if (!Cuda()) chosen = TopSegmentsCpu(q, k);
-      std::sort(chosen.begin(), chosen.end());
       macs += static_cast<uint64_t>(d) * D + static_cast<uint64_t>(n_seg) * 2 * D;
-      auto add = [&](int64_t a, int64_t b) {
-        if (a >= b) return;
-        if (!spans.empty() && spans.back().second == a) spans.back().second = b;
-        else spans.push_back({a, b});
-      };
-      add(0, std::min<int64_t>(config.sink, t));
-      for (int64_t j : chosen) add(config.sink + j * c, config.sink + (j + 1) * c);
-      add(config.sink + n_seg * c, t);
+      spans = SpansOf(std::move(chosen));
     }
     int64_t attended = 0;
     for (const auto& s : spans) attended += s.second - s.first;
@@ -433,6 +507,13 @@ void Cache::Append(const float* keys, const float* values, int64_t n) {
 }
 
 std::vector<Span> Cache::Decode(const float* q, float* out) { return impl_->Decode(q, out); }
+std::vector<std::vector<Span>> Cache::DecodeGroup(const float* q, int nq, float* out) {
+  if (nq < 1) throw std::invalid_argument("radar: DecodeGroup() of no queries");
+  if (!impl_->Cuda()) return impl_->DecodeGroupCpu(q, nq, out);
+  std::vector<std::vector<Span>> all;
+  for (int i = 0; i < nq; ++i) all.push_back(Decode(q + static_cast<size_t>(i) * impl_->d, out + static_cast<size_t>(i) * impl_->d));
+  return all;
+}
 void Cache::Organize() { impl_->Organize(); }
 
 void Cache::DecodeDense(const float* q, float* out) {

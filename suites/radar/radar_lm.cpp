@@ -93,11 +93,9 @@ void LmAttention::operator()(const lm_suite::DecodeAttention& a) {
     }
     Cache& cache = *caches_[size_t(a.layer) * KV + g];
     cache.Append(kbuf_.data(), vbuf_.data(), n);
-    for (int j = 0; j < rep; ++j) {
-      const int hq = g * rep + j;
-      cache.Decode(a.q + size_t(hq) * d, a.out + size_t(hq) * d);
-      last_attended_ += static_cast<int64_t>(cache.counters().attended);
-    }
+    // The group's query heads g*rep .. g*rep+rep-1, scored in one pass.
+    for (const auto& spans : cache.DecodeGroup(a.q + size_t(g) * rep * d, rep, a.out + size_t(g) * rep * d))
+      for (const auto& [s0, s1] : spans) last_attended_ += s1 - s0;
   }
   synced_[a.layer] = a.t;
 }

@@ -362,6 +362,31 @@ TEST_P(RadarBackendTest, CacheMatchesReferenceStepByStep) {
   }
 }
 
+// A GQA group's queries decoded together pick the same spans and give the
+// same outputs as one Decode() each (on the CPU the scores come from one pass
+// over the summaries, with the same summation order: bitwise equal).
+TEST_P(RadarBackendTest, DecodeGroupEqualsOneDecodePerQuery) {
+  CB_FRESH_SEED(seed);
+  const int d = 16, nq = 4;
+  const int64_t t = 5000;
+  ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = seed};
+  Cache group(backend(), cfg), single(backend(), cfg);
+  const auto k = ToFloat(Gaussian(t * d, seed, 0)), v = ToFloat(Gaussian(t * d, seed, 1));
+  const auto q = ToFloat(Gaussian(nq * d, seed, 2));
+  group.Append(k.data(), v.data(), t);
+  single.Append(k.data(), v.data(), t);
+  std::vector<float> got(nq * d, std::nanf("")), want(nq * d, std::nanf(""));
+  const auto spans = group.DecodeGroup(q.data(), nq, got.data());
+  ASSERT_EQ(spans.size(), size_t(nq));
+  for (int i = 0; i < nq; ++i) {
+    EXPECT_EQ(spans[i], single.Decode(&q[i * d], &want[i * d])) << "query " << i;
+    EXPECT_EQ(group.counters().segments, single.counters().segments);
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(group.counters().attended, single.counters().attended);  // both: the last query's
+  EXPECT_THROW(group.DecodeGroup(q.data(), 0, got.data()), std::invalid_argument);
+}
+
 CB_INSTANTIATE_BACKENDS(RadarBackendTest);
 
 }  // namespace
