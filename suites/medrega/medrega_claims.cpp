@@ -172,6 +172,7 @@ h::Outcome Chance(h::ClaimContext& ctx) {
   h::Rng rng(ctx.seed(), 0x43484e43ull);
   std::vector<cb::ref::medrega::TextItem> items;
   std::vector<cb::ref::medrega::GroundingItem> boxes;
+  double chance_sum = 0;  // sum over guesses of 1 / |words offered|
   for (const auto& s : scans) {
     const auto& lg = gr::LegendFor(s.modality);
     std::vector<std::string> vocab;
@@ -179,8 +180,10 @@ h::Outcome Chance(h::ClaimContext& ctx) {
     vocab.push_back(lg.lesion_word);
     for (const auto& q : s.questions) {
       for (int g = 0; g < guesses; ++g) {
-        if (q.task == gr::Task::kR2t)
+        if (q.task == gr::Task::kR2t) {
           items.push_back({vocab[static_cast<size_t>(rng.UniformInt(0, vocab.size() - 1))], q.gt});
+          chance_sum += 1.0 / static_cast<double>(vocab.size());
+        }
         if (q.task == gr::Task::kSs && g < 50) {
           int a = static_cast<int>(rng.UniformInt(0, 999)), b = static_cast<int>(rng.UniformInt(0, 999));
           int c = static_cast<int>(rng.UniformInt(0, 999)), d = static_cast<int>(rng.UniformInt(0, 999));
@@ -194,7 +197,10 @@ h::Outcome Chance(h::ClaimContext& ctx) {
   const auto r = cb::ref::medrega::ScoreText(cb::ref::medrega::Task::kR2t, items, cb::ref::medrega::Mode::kStrict);
   const double n = static_cast<double>(items.size()), acc = r.Get("accuracy");
   const h::Interval ci = h::WilsonInterval(std::round(acc * n), n);
+  const double chance = chance_sum / n;  // 1/5, or 1/4 on X-ray (3 organ words + lesion)
   const nlohmann::json params = Setting(p);
+  RecordValue(ctx, "random_r2t", "chance", "%", 100 * chance, static_cast<int64_t>(n), params,
+              h::Xxh3_128(h::StrFormat("%.17g", chance)).Hex());
   ctx.RecordEstimate({.case_name = "random_r2t", .backend = "cpu", .params = params, .metric = "accuracy",
                       .unit = "%", .value = 100 * acc, .ci_low = 100 * ci.low, .ci_high = 100 * ci.high,
                       .n = static_cast<int64_t>(n), .input_hash = h::Xxh3_128(params.dump()).Hex(),
@@ -206,10 +212,12 @@ h::Outcome Chance(h::ClaimContext& ctx) {
     RecordValue(ctx, "random_boxes_ss", "acc50", "fraction", b.Get("acc50"), b.items, ps,
                 h::Xxh3_128(h::StrFormat("%.17g", b.Get("acc50"))).Hex(), "lower");
   }
-  return ctx.Judge({h::Estimate::Ci(100 * acc, 100 * ci.low, 100 * ci.high)},
-                   h::StrFormat("%d random one-word answers (uniform over the 5 words a prompt offers) to %d "
-                                "region-to-text questions, strict scorer; random 0-999 boxes for ss recorded beside",
-                                static_cast<int>(n), static_cast<int>(scans.size())));
+  h::Outcome o = ctx.Judge({h::Estimate::Ci(100 * (acc - chance), 100 * (ci.low - chance), 100 * (ci.high - chance))},
+                           h::StrFormat("%d random one-word answers (uniform over the words the prompt offers: 5, or "
+                                        "4 on X-ray) to %d region-to-text questions, strict scorer; chance %.2f%%, "
+                                        "measured %.2f%%; random 0-999 boxes for ss recorded beside",
+                                        static_cast<int>(n), static_cast<int>(scans.size()), 100 * chance, 100 * acc));
+  return o;
 }
 
 // P1-P3: the model on our synthetic scans, when an endpoint is configured.
@@ -285,10 +293,11 @@ CB_REGISTER_CLAIM(kOracle,
 
 CB_REGISTER_CLAIM(kChance,
                   {.id = "medrega.G3", .section = "(our synthetic scans)",
-                   .statement = "[CPU only] uniform random answers to region-to-text score chance, 1 in 5 words",
-                   .paper_value = "(chance = 20% by construction: 5 offered words)",
-                   .metric = "accuracy (token recall >= 0.75), % [Wilson 95%]",
-                   .criterion = h::Within(17, 23, "accuracy, Wilson 95% CI")},
+                   .statement = "[CPU only] uniform random answers to region-to-text score chance, one over the "
+                                "number of words offered",
+                   .paper_value = "(chance by construction: 1/5, 1/4 on X-ray)",
+                   .metric = "accuracy (token recall >= 0.75) minus chance, points [Wilson 95%]",
+                   .criterion = h::Within(-3, 3, "accuracy minus chance, points, Wilson 95% CI")},
                   Chance);
 
 CB_REGISTER_CLAIM(kTextToRegion,
