@@ -14,8 +14,22 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Python `\s` restricted to single bytes (see boxes.h).
-bool IsRegexSpace(char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f); }
+// The code points of Unicode's decimal digit zeros (category Nd comes in runs
+// of ten): what Python's `\d` matches in a str pattern, ASCII first.
+constexpr char32_t kDigitZeros[] = {
+    0x0030,  0x0660,  0x06F0,  0x07C0,  0x0966,  0x09E6,  0x0A66,  0x0AE6,  0x0B66,  0x0BE6,  0x0C66,  0x0CE6,
+    0x0D66,  0x0DE6,  0x0E50,  0x0ED0,  0x0F20,  0x1040,  0x1090,  0x17E0,  0x1810,  0x1946,  0x19D0,  0x1A80,
+    0x1A90,  0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,  0xA8D0,  0xA900,  0xA9D0,  0xA9F0,  0xAA50,  0xABF0,
+    0xFF10,  0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0,
+    0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8,
+    0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0};
+
+// The value 0-9 of a decimal digit code point, or -1.
+int DigitValue(char32_t c) {
+  for (char32_t z : kDigitZeros)
+    if (c >= z && c < z + 10) return static_cast<int>(c - z);
+  return -1;
+}
 
 // Whitespace Python's tokenizer accepts inside brackets (space, tab, form
 // feed, newlines); \v and \x1c-\x1f make ast.literal_eval raise.
@@ -68,20 +82,32 @@ class ListMatcher {
     }
     return false;
   }
+  // \s*: Python's Unicode whitespace; only space, tab, form feed and
+  // newlines get through literal_eval (\v, \x1c-\x1f, U+00A0, U+3000 ... raise).
   bool Spaces() {
-    while (pos_ < s_.size() && IsRegexSpace(s_[pos_])) {
-      if (!IsTokenizerSpace(s_[pos_])) out_->eval_fails = true;
-      ++pos_;
+    while (pos_ < s_.size()) {
+      size_t next = pos_;
+      const char32_t c = NextCodePoint(s_, &next);
+      if (!IsPySpace(c)) break;
+      if (c >= 0x80 || !IsTokenizerSpace(static_cast<char>(c))) out_->eval_fails = true;
+      pos_ = next;
     }
     return true;
   }
+  // \d+: Unicode decimal digits; literal_eval accepts ASCII ones only.
   bool Digits() {
-    const size_t start = pos_;
-    while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-    if (pos_ == start) return false;
-    const std::string_view d = s_.substr(start, pos_ - start);
-    if (LeadingZeroLiteral(d)) out_->eval_fails = true;
-    out_->numbers.emplace_back(d);
+    std::string ascii;
+    while (pos_ < s_.size()) {
+      size_t next = pos_;
+      const int v = DigitValue(NextCodePoint(s_, &next));
+      if (v < 0) break;
+      if (next - pos_ > 1) out_->eval_fails = true;  // e.g. fullwidth '１': a SyntaxError in Python
+      ascii.push_back(static_cast<char>('0' + v));
+      pos_ = next;
+    }
+    if (ascii.empty()) return false;
+    if (LeadingZeroLiteral(ascii)) out_->eval_fails = true;
+    out_->numbers.push_back(std::move(ascii));
     return true;
   }
   // \d+,\s*\d+,\s*\d+,\s*\d+\]

@@ -15,14 +15,14 @@
 // boxes the list. No match means no boxes. Paper-compatible mode: the list
 // goes through ast.literal_eval inside a try; when that raises (a number with
 // a leading zero such as "05", whitespace Python's tokenizer refuses such as
-// \v or \x1c-\x1f after a comma), the groups before stay, the rest of the
-// answer is dropped and one [0,0,0,0] box with no name is appended, as the
-// code's `except` does; a null (non-string) answer is that failure too.
-// Strict mode: the same pattern, numbers read as decimal whatever their
-// leading zeros, names stripped, no phantom box (a null answer has no boxes).
-// `\d` and `\s` here are ASCII (plus \x1c-\x1f for \s): Python's Unicode
-// digits and spaces (e.g. fullwidth '１') are not matched; a divergence only
-// on such text.
+// \v, \x1c-\x1f or non-ASCII whitespace such as U+3000 after a comma, a
+// non-ASCII digit such as fullwidth '１', all matched by Python's Unicode `\d`
+// and `\s`), the groups before stay, the rest of the answer is dropped and one
+// [0,0,0,0] box with no name is appended, as the code's `except` does; a null
+// (non-string) answer is that failure too. Strict mode: the same pattern,
+// numbers read as decimal whatever their leading zeros or digit script, names
+// stripped, no phantom box (a null answer has no boxes). Lowercasing is ASCII
+// only (Python's str.lower() also lowers other scripts: names differ there).
 //
 // Ground truth is `<ref>name</ref><box>[[...]]</box>` (PATTERN_TARGET_RECAP,
 // non-greedy, '.' not matching '\n'); each box list is a Python literal list of

@@ -71,6 +71,14 @@ TEST(Boxes, ParseFailureBecomesZeroBoxAfterEarlierGroups) {
   // \v after a comma matches \s but literal_eval refuses it; "00" is fine.
   EXPECT_TRUE(ParseAnswer("[[0,\v0,1,1]]", 999, 999, kPaper).failed);
   EXPECT_FALSE(ParseAnswer("[[00,0,1,1]]", 999, 999, kPaper).failed);
+  // Python's `\d` and `\s` are Unicode: fullwidth digits and U+3000 match the
+  // pattern, and literal_eval raises on them. Strict reads the digits.
+  EXPECT_TRUE(ParseAnswer("[[\xef\xbc\x91\xef\xbc\x90,0,1,1]]", 999, 999, kPaper).failed);  // "１０"
+  EXPECT_TRUE(ParseAnswer("[[1,\xe3\x80\x80" "0,1,1]]", 999, 999, kPaper).failed);
+  const ParsedAnswer fw = ParseAnswer("[[\xef\xbc\x91\xef\xbc\x90,0,999,999]]", 999, 999, kStrict);
+  ASSERT_EQ(fw.groups.size(), 1u);
+  EXPECT_DOUBLE_EQ(fw.groups[0].boxes[0].x1, 10);
+  EXPECT_TRUE(ParseAnswer("[[\xd9\xa1,0,1,1]]", 999, 999, kPaper).failed);  // Arabic-Indic one
   // A null answer: re.findall raises, the phantom box; strict: no box.
   EXPECT_EQ(ParseAnswer(std::nullopt, 999, 999, kPaper).AllBoxes().size(), 1u);
   EXPECT_EQ(ParseAnswer(std::nullopt, 999, 999, kStrict).AllBoxes().size(), 0u);
