@@ -83,7 +83,8 @@ const T& Pick(Rng& rng, const std::vector<T>& v) {
   return v[rng.UniformInt(0, v.size() - 1)];
 }
 
-void Fill(Image* im, int x0, int y0, int x1, int y1, Rgb c) {  // [x0, x1) x [y0, y1)
+void Fill(Image* im, int x0, int y0, int x1, int y1, Rgb c) {  // [x0, x1) x [y0, y1); im null: nothing
+  if (im == nullptr) return;
   for (int y = std::max(0, y0); y < std::min(im->height, y1); ++y)
     for (int x = std::max(0, x0); x < std::min(im->width, x1); ++x)
       std::copy(c.begin(), c.end(), &im->rgb[(static_cast<size_t>(y) * im->width + x) * 3]);
@@ -91,6 +92,7 @@ void Fill(Image* im, int x0, int y0, int x1, int y1, Rgb c) {  // [x0, x1) x [y0
 
 // Bresenham, 1 px.
 void Line(Image* im, int x0, int y0, int x1, int y1, Rgb c) {
+  if (im == nullptr) return;
   const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
   int err = dx + dy;
   while (true) {
@@ -148,11 +150,12 @@ struct Generator::Impl {
     if (face) FT_Done_Face(face);
     if (lib) FT_Done_FreeType(lib);
   }
-  void Text(Image* im, int x, int y, const std::string& s) const {
+  void Text(Image* im, int x, int y, const std::string& s) const {  // im null: only the charset check
     for (size_t k = 0; k < s.size(); ++k) {
       const auto it = alpha.find(s[k]);
       if (it == alpha.end()) throw std::logic_error(std::string("docvqa: character outside the charset: ") + s[k]);
       const int cx = x + static_cast<int>(k) * cell_w;
+      if (im == nullptr) continue;
       for (int r = 0; r < cell_h; ++r)
         for (int c = 0; c < cell_w; ++c) {
           const int a = it->second[static_cast<size_t>(r) * cell_w + c];
@@ -210,13 +213,15 @@ int Generator::cell_h() const { return impl_->cell_h; }
 const std::string& Generator::charset() const { return impl_->charset; }
 const std::vector<uint8_t>& Generator::GlyphCell(char c) const { return impl_->grey.at(c); }
 
-Item Generator::Make(Kind kind, int index) const {
+Item Generator::Make(Kind kind, int index, bool render) const {
   Rng rng(p_.seed, Stream(kind, index, 1));
   Item item;
   item.kind = kind;
   item.id = std::string("cbdoc_") + KindKey(kind) + "_" + std::to_string(index);
-  item.image = Blank();
-  Image* im = &item.image;
+  // Drawing consumes no random numbers, so a questions-only item (im null:
+  // every draw is a no-op) has the same questions.
+  if (render) item.image = Blank();
+  Image* im = render ? &item.image : nullptr;
   // The MC letter: shuffled blocks of four per kind.
   std::array<int, 4> block = {0, 1, 2, 3};
   Rng(p_.seed, Stream(kind, index / 4, 2)).Shuffle(std::span<int>(block));

@@ -95,7 +95,9 @@ class Generator {
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
 
-  Item Make(Kind kind, int index) const;
+  // render = false: the same item without its pixels (image left empty),
+  // for statistics over many questions.
+  Item Make(Kind kind, int index, bool render = true) const;
   std::vector<Item> All() const;  // count items of each kind, kind-major
 
   // The atlas, for the oracle: cell size and each character's composited cell

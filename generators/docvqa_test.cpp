@@ -23,6 +23,20 @@ TEST(DocVqa, DeterministicAndSeedDependent) {
             ContentHash({Generator(Params{.seed = 7, .count = 50}).Make(Kind::kLineChart, 2)}));
 }
 
+TEST(DocVqa, QuestionsWithoutPixelsAreTheSame) {
+  const Generator g(Params{.seed = 9, .count = 4});
+  for (int k = 0; k < kNumKinds; ++k)
+    for (int i = 0; i < 4; ++i) {
+      const Item a = g.Make(static_cast<Kind>(k), i), b = g.Make(static_cast<Kind>(k), i, /*render=*/false);
+      EXPECT_TRUE(b.image.rgb.empty());
+      ASSERT_EQ(a.questions.size(), b.questions.size());
+      for (size_t q = 0; q < a.questions.size(); ++q) {
+        EXPECT_EQ(a.questions[q].text, b.questions[q].text);
+        EXPECT_EQ(a.questions[q].answer, b.questions[q].answer);
+      }
+    }
+}
+
 TEST(DocVqa, GoldenHash) {
   const Generator g(Params{.seed = 1, .count = 4});
   cb::testing::ExpectMatchesGolden("generators/docvqa_golden.txt", {{"seed1_count4", ContentHash(g.All())}});

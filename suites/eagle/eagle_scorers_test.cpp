@@ -19,66 +19,39 @@
 #include "reference/eagle/bench.h"
 #include "reference/eagle/scorers.h"
 #include "reference/eagle/vqa_normalize.h"
+#include "suites/eagle/golden_check.h"
 
 namespace cb::ref::eagle {
 namespace {
 
-std::vector<nlohmann::json> Golden() {
-  std::ifstream in(cb::testing::FixturePath("eagle/golden.jsonl"));
-  std::vector<nlohmann::json> rows;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
-
-std::vector<std::string> Answers(const nlohmann::json& in, const char* key) {
-  const auto& a = in[key];
-  if (a.is_string()) return {a.get<std::string>()};
-  return a.get<std::vector<std::string>>();
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 TEST(EagleScorers, PaperModeMatchesTheAuthorsCodeOnEveryGoldenCase) {
-  const auto rows = Golden();
-  ASSERT_GE(rows.size(), 110u);
-  std::map<std::string, int> kinds;
-  const Mode m = Mode::kPaperCompatible;
-  for (const auto& r : rows) {
-    const std::string kind = r["kind"];
-    const auto& in = r["input"];
-    ++kinds[kind];
-    SCOPED_TRACE(r.dump());
-    if (kind == "normalize") {
-      EXPECT_EQ(Normalize(in.get<std::string>(), m), r["paper"].get<std::string>());
-    } else if (kind == "punctuation") {
-      EXPECT_EQ(ProcessPunctuation(in.get<std::string>(), m), r["paper"].get<std::string>());
-    } else if (kind == "textvqa") {
-      EXPECT_DOUBLE_EQ(TextVqaAccuracy(in["pred"].get<std::string>(), Answers(in, "answers"), m), r["paper"].get<double>());
-    } else if (kind == "vqav2") {
-      EXPECT_DOUBLE_EQ(Vqav2Accuracy(in["pred"].get<std::string>(), Answers(in, "answers"), m), r["paper"].get<double>());
-    } else if (kind == "anls") {
-      EXPECT_DOUBLE_EQ(Anls(in["pred"].get<std::string>(), Answers(in, "answers"), m), r["paper"].get<double>());
-    } else if (kind == "chartqa") {
-      EXPECT_EQ(RelaxedCorrect(in["pred"].get<std::string>(), in["answer"].get<std::string>(), m), r["paper"].get<bool>());
-    } else if (kind == "ocrbench") {
-      EXPECT_EQ(OcrBenchCorrect(in["pred"].get<std::string>(), Answers(in, "answer"), in["dataset"] == "HME100k", m),
-                r["paper"].get<int>() == 1);
-    } else if (kind == "mme_parse") {
-      EXPECT_EQ(MmeParse(in.get<std::string>()), r["paper"].get<std::string>());
-    } else if (kind == "mme_aggregate") {
-      std::vector<Prediction> preds;
-      for (const auto& q : in)
-        preds.push_back({q["question_id"], "mme", q["pred"], {q["answer"]}, q["category"], ""});
-      const Scores s = Score(preds, m);
-      EXPECT_DOUBLE_EQ(s.tasks.at("mme").value, r["paper"]["perception"].get<double>());
-      EXPECT_DOUBLE_EQ(s.tasks.at("mme").parts.at("cognition_score"), r["paper"]["cognition"].get<double>());
-    } else {
-      ADD_FAILURE() << "unknown kind " << kind;
-    }
-  }
+  const std::string file = Slurp(cb::testing::FixturePath("eagle/golden.jsonl"));
+  const cb::eagle::GoldenReport rep = cb::eagle::CheckGolden(file);
+  EXPECT_GE(rep.cases, 110);
+  EXPECT_EQ(rep.agreed, rep.cases);
+  for (const auto& p : rep.problems) ADD_FAILURE() << p;
   for (const char* k : {"normalize", "punctuation", "textvqa", "vqav2", "anls", "chartqa", "ocrbench", "mme_parse",
                         "mme_aggregate"})
-    EXPECT_GT(kinds[k], 0) << k;
+    EXPECT_TRUE(rep.by_kind.count(k)) << k;
+  // The copy compiled into claimbench (claim eagle.S1) is the fixture, byte for byte.
+  EXPECT_EQ(cb::eagle::EmbeddedGolden(), file);
+}
+
+TEST(EagleScorers, AWrongScorerWouldBeCaught) {
+  // The check can fail: a case whose recorded output is not the code's.
+  const cb::eagle::GoldenReport rep =
+      cb::eagle::CheckGolden(R"({"kind": "normalize", "input": "The Cat.", "paper": "the cat"})" "\n");
+  EXPECT_EQ(rep.cases, 1);
+  EXPECT_EQ(rep.agreed, 0);
+  ASSERT_EQ(rep.problems.size(), 1u);
+  EXPECT_NE(rep.problems[0].find("ours \"cat\""), std::string::npos) << rep.problems[0];
 }
 
 // The quirks, named, with what strict mode does instead.
