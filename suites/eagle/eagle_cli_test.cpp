@@ -153,6 +153,31 @@ TEST_F(EagleCliTest, QueriesAnEndpointWithImagesThenResumesFromTheCache) {
   EXPECT_NE(err_.find("0 requests sent, 12 answered from the cache"), std::string::npos) << err_;
 }
 
+TEST_F(EagleCliTest, GenWritesImagesAndQuestionsThatScoreWhenAnswered) {
+  ASSERT_EQ(Run("gen docvqa --count 2 --seed 4 --out d"), 0) << err_;
+  EXPECT_TRUE(fs::exists(dir_ / "d" / "images" / "cbdoc_bar_1.png"));
+  EXPECT_EQ(Slurp(dir_ / "d" / "images" / "cbdoc_line_0.png").substr(1, 3), "PNG");
+  const auto m = nlohmann::json::parse(Slurp(dir_ / "d" / "manifest.json"));
+  EXPECT_EQ(m["questions"], 12);
+  ASSERT_EQ(Run("gen docvqa --count 2 --seed 4 --out d2"), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(Slurp(dir_ / "d2" / "manifest.json"))["content_hash"], m["content_hash"]);
+  EXPECT_EQ(Run("gen docvqa --count 2 --seed 4 --out d"), 3);
+  EXPECT_NE(err_.find("already exists"), std::string::npos) << err_;
+  // Each line plus the answer as "pred" is a prediction file scoring 100.
+  std::ifstream in(dir_ / "d" / "questions.jsonl");
+  std::ofstream preds(dir_ / "p.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    j["pred"] = j.contains("answers") ? j["answers"][0] : j["answer"];
+    preds << j.dump() << "\n";
+  }
+  preds.close();
+  ASSERT_EQ(Run("eval eagle --predictions p.jsonl --ledger l.db --json"), 0) << err_;
+  const auto s = nlohmann::json::parse(out_)["strict"];
+  for (const char* task : {"docvqa", "chartqa", "mcq"}) EXPECT_EQ(s[task]["value"], 100.0) << task;
+}
+
 TEST_F(EagleCliTest, AnEndpointReturningGarbageIsAClearError) {
   cb::testing::HttpServer server(
       [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
