@@ -178,6 +178,27 @@ TEST_F(EagleCliTest, GenWritesImagesAndQuestionsThatScoreWhenAnswered) {
   for (const char* task : {"docvqa", "chartqa", "mcq"}) EXPECT_EQ(s[task]["value"], 100.0) << task;
 }
 
+TEST_F(EagleCliTest, ModelClaimsRunOnAnEndpointAndAreRecordedBesideThePaper) {
+  cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+  });
+  setenv("CLAIMBENCH_ENDPOINT", server.url().c_str(), 1);
+  setenv("CLAIMBENCH_MODEL", "fake", 1);
+  const int rc = Run("run --claim eagle.P1 --claim eagle.P3 --profile smoke --json --ledger l.db");
+  unsetenv("CLAIMBENCH_ENDPOINT");
+  unsetenv("CLAIMBENCH_MODEL");
+  ASSERT_EQ(rc, 0) << err_;
+  EXPECT_EQ(server.requests(), 3 * 3 * 2);  // 3 items per kind at smoke, 2 questions each
+  const auto j = nlohmann::json::parse(out_);
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& c : j["claims"]) by_id[c["id"]] = c;
+  EXPECT_EQ(by_id["eagle.P1"]["verdict"], "INCONCLUSIVE");
+  EXPECT_TRUE(by_id["eagle.P1"]["value"].is_number());  // "A" is far from every document answer
+  EXPECT_LT(by_id["eagle.P1"]["value"].get<double>(), 50.0);
+  EXPECT_EQ(by_id["eagle.P3"]["verdict"], "UNMEASURABLE");
+  EXPECT_NE(by_id["eagle.P3"]["reason"].get<std::string>().find("eval eagle --predictions"), std::string::npos);
+}
+
 TEST_F(EagleCliTest, AnEndpointReturningGarbageIsAClearError) {
   cb::testing::HttpServer server(
       [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
