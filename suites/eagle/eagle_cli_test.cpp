@@ -1,0 +1,209 @@
+// File: suites/eagle/eagle_cli_test.cpp
+// End-to-end tests of `claimbench eval eagle`: a prediction file over every
+// task is scored in both modes and recorded; a malformed one is exit 3 naming
+// FILE:LINE with no ledger; paper mode's MME assert is a clear error; an
+// endpoint (a loopback server started here, answering from the generator's
+// own key) is sent each question with its image as a PNG data URL, scores
+// 100, and a rerun is answered from the ledger's cache.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures/http_server.h"
+#include "generators/docvqa.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* Binary() {
+  const char* env = std::getenv("CB_CLAIMBENCH");
+  return env != nullptr && *env != '\0' ? env : CB_CLAIMBENCH;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class EagleCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cb_eagle_cli_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  int Run(const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && env -u CLAIMBENCH_LEDGER '" + Binary() + "' " + args +
+                            " > stdout 2> stderr";
+    const int status = std::system(cmd.c_str());
+    out_ = Slurp(dir_ / "stdout");
+    err_ = Slurp(dir_ / "stderr");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  fs::path dir_;
+  std::string out_, err_;
+};
+
+constexpr const char* kPreds =
+    R"p({"question_id": 1, "task": "textvqa", "pred": "Coca-Cola", "answers": ["coca cola", "coca cola", "coke", "coke", "coke", "coke", "coke", "coke", "coke", "coke"]}
+{"question_id": 2, "task": "vqav2", "pred": "yes", "answers": ["Yes", "Yes", "Yes", "Yes", "Yes", "Yes", "Yes", "Yes", "Yes", "Yes"]}
+{"question_id": 3, "task": "docvqa", "pred": "abxy", "answers": ["abcd"]}
+{"question_id": 4, "task": "chartqa", "pred": "0.0", "answer": "0", "type": "human_test"}
+{"question_id": 5, "task": "ocrbench", "pred": "X ^ 2", "answer": "X^2", "dataset": "HME100k", "question_type": "Handwritten Mathematical Expression Recognition"}
+{"question_id": "a.jpg", "task": "mme", "pred": "Yes", "answer": "yes", "category": "OCR"}
+{"question_id": "a.jpg", "task": "mme", "pred": "Not sure", "answer": "No", "category": "OCR"}
+{"question_id": 6, "task": "mcq", "pred": "(C)", "answer": "C"}
+)p";
+
+TEST_F(EagleCliTest, ScoresAPredictionFileInBothModes) {
+  std::ofstream(dir_ / "p.jsonl") << kPreds;
+  ASSERT_EQ(Run("eval eagle --predictions p.jsonl --ledger l.db --json"), 0) << err_;
+  const auto j = nlohmann::json::parse(out_);
+  const auto &s = j["strict"], &p = j["paper_compatible"];
+  EXPECT_NEAR(p["textvqa"]["value"].get<double>(), 60.0, 1e-9);
+  EXPECT_EQ(p["vqav2"]["value"], 0.0);  // ten identical "Yes" are not normalised
+  EXPECT_EQ(s["vqav2"]["value"], 100.0);
+  EXPECT_EQ(p["docvqa"]["value"], 50.0);  // NL = 0.5 kept
+  EXPECT_EQ(s["docvqa"]["value"], 0.0);
+  EXPECT_EQ(p["chartqa"]["value"], 0.0);  // zero target: string match
+  EXPECT_EQ(s["chartqa"]["value"], 100.0);
+  EXPECT_EQ(p["ocrbench"]["value"], 0.0);  // HME100k: lower-cased prediction, capital answer
+  EXPECT_EQ(s["ocrbench"]["value"], 1.0);
+  EXPECT_EQ(p["mme"]["value"], 200.0);  // "Not sure" parses as "no": both right
+  EXPECT_EQ(p["mcq"]["value"], 100.0);
+  EXPECT_EQ(j["params"]["rows"], 8);
+  // Human table: both modes side by side.
+  ASSERT_EQ(Run("eval eagle --predictions p.jsonl --ledger l.db"), 0) << err_;
+  EXPECT_NE(out_.find("docvqa"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("run 2 complete"), std::string::npos) << out_;
+}
+
+TEST_F(EagleCliTest, RefusesBadInputWithoutTouchingTheLedger) {
+  std::ofstream(dir_ / "bad.jsonl") << kPreds << R"({"question_id": 7, "task": "docvqa", "pred": "x"})" << "\n";
+  EXPECT_EQ(Run("eval eagle --predictions bad.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("bad.jsonl:9: missing field 'answers'"), std::string::npos) << err_;
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+  // Paper mode's MME assert (two questions per image).
+  std::ofstream(dir_ / "mme.jsonl") << R"({"question_id": "a.jpg", "task": "mme", "pred": "yes", "answer": "yes", "category": "OCR"})"
+                                    << "\n";
+  EXPECT_EQ(Run("eval eagle --predictions mme.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("mme.jsonl: MME image 'a.jpg' in category 'OCR' has 1 questions"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+  EXPECT_EQ(Run("eval eagle --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("exactly one of"), std::string::npos) << err_;
+  EXPECT_EQ(Run("eval eagle --predictions missing.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("missing.jsonl: cannot read"), std::string::npos) << err_;
+  EXPECT_EQ(Run("eval eagle --endpoint http://127.0.0.1:1 --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("--model is required"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+}
+
+TEST_F(EagleCliTest, QueriesAnEndpointWithImagesThenResumesFromTheCache) {
+  // The server answers from the generator's own key (same seed and count as
+  // the command), so a correct pipeline scores 100 on every task.
+  namespace gd = cb::gen::docvqa;
+  std::map<std::string, std::string> key;
+  const gd::Generator g(gd::Params{.seed = 11, .count = 2});
+  for (const auto& item : g.All())
+    for (const auto& q : item.questions) key[q.text] = q.answer;
+  std::mutex mu;
+  int with_png = 0;
+  cb::testing::HttpServer server([&](int, const cb::testing::HttpRequest& r) {
+    const auto body = nlohmann::json::parse(r.body);
+    std::string text, url;
+    for (const auto& part : body["messages"][0]["content"]) {
+      if (part["type"] == "text") text = part["text"];
+      if (part["type"] == "image_url") url = part["image_url"]["url"];
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      with_png += url.rfind("data:image/png;base64,iVBORw0KGgo", 0) == 0;
+    }
+    const auto it = key.find(text);
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody(it == key.end() ? "?" : it->second)};
+  });
+  const std::string args = "eval eagle --endpoint " + server.url() + " --model fake --count 2 --seed 11 --ledger l.db";
+  ASSERT_EQ(Run(args + " --json"), 0) << err_;
+  EXPECT_EQ(server.requests(), 12);
+  EXPECT_EQ(with_png, 12);
+  EXPECT_NE(err_.find("12 requests sent, 0 answered from the cache"), std::string::npos) << err_;
+  const auto j = nlohmann::json::parse(out_);
+  for (const char* mode : {"strict", "paper_compatible"})
+    for (const char* task : {"docvqa", "chartqa", "mcq"}) EXPECT_EQ(j[mode][task]["value"], 100.0) << mode << task;
+  EXPECT_EQ(j["params"]["generator"], "docvqa");
+  ASSERT_EQ(Run(args), 0) << err_;
+  EXPECT_EQ(server.requests(), 12);
+  EXPECT_NE(err_.find("0 requests sent, 12 answered from the cache"), std::string::npos) << err_;
+}
+
+TEST_F(EagleCliTest, GenWritesImagesAndQuestionsThatScoreWhenAnswered) {
+  ASSERT_EQ(Run("gen docvqa --count 2 --seed 4 --out d"), 0) << err_;
+  EXPECT_TRUE(fs::exists(dir_ / "d" / "images" / "cbdoc_bar_1.png"));
+  EXPECT_EQ(Slurp(dir_ / "d" / "images" / "cbdoc_line_0.png").substr(1, 3), "PNG");
+  const auto m = nlohmann::json::parse(Slurp(dir_ / "d" / "manifest.json"));
+  EXPECT_EQ(m["questions"], 12);
+  ASSERT_EQ(Run("gen docvqa --count 2 --seed 4 --out d2"), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(Slurp(dir_ / "d2" / "manifest.json"))["content_hash"], m["content_hash"]);
+  EXPECT_EQ(Run("gen docvqa --count 2 --seed 4 --out d"), 3);
+  EXPECT_NE(err_.find("already exists"), std::string::npos) << err_;
+  // Each line plus the answer as "pred" is a prediction file scoring 100.
+  std::ifstream in(dir_ / "d" / "questions.jsonl");
+  std::ofstream preds(dir_ / "p.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    j["pred"] = j.contains("answers") ? j["answers"][0] : j["answer"];
+    preds << j.dump() << "\n";
+  }
+  preds.close();
+  ASSERT_EQ(Run("eval eagle --predictions p.jsonl --ledger l.db --json"), 0) << err_;
+  const auto s = nlohmann::json::parse(out_)["strict"];
+  for (const char* task : {"docvqa", "chartqa", "mcq"}) EXPECT_EQ(s[task]["value"], 100.0) << task;
+}
+
+TEST_F(EagleCliTest, ModelClaimsRunOnAnEndpointAndAreRecordedBesideThePaper) {
+  cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+  });
+  setenv("CLAIMBENCH_ENDPOINT", server.url().c_str(), 1);
+  setenv("CLAIMBENCH_MODEL", "fake", 1);
+  const int rc = Run("run --claim eagle.P1 --claim eagle.P3 --profile smoke --json --ledger l.db");
+  unsetenv("CLAIMBENCH_ENDPOINT");
+  unsetenv("CLAIMBENCH_MODEL");
+  ASSERT_EQ(rc, 0) << err_;
+  EXPECT_EQ(server.requests(), 3 * 3 * 2);  // 3 items per kind at smoke, 2 questions each
+  const auto j = nlohmann::json::parse(out_);
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& c : j["claims"]) by_id[c["id"]] = c;
+  EXPECT_EQ(by_id["eagle.P1"]["verdict"], "INCONCLUSIVE");
+  EXPECT_TRUE(by_id["eagle.P1"]["value"].is_number());  // "A" is far from every document answer
+  EXPECT_LT(by_id["eagle.P1"]["value"].get<double>(), 50.0);
+  EXPECT_EQ(by_id["eagle.P3"]["verdict"], "UNMEASURABLE");
+  EXPECT_NE(by_id["eagle.P3"]["reason"].get<std::string>().find("eval eagle --predictions"), std::string::npos);
+}
+
+TEST_F(EagleCliTest, AnEndpointReturningGarbageIsAClearError) {
+  cb::testing::HttpServer server(
+      [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
+  EXPECT_EQ(Run("eval eagle --endpoint " + server.url() + " --model fake --count 1 --retries 1 --ledger l.db"), 3);
+  EXPECT_NE(err_.find("gave no usable answer"), std::string::npos) << err_;
+}
+
+}  // namespace
