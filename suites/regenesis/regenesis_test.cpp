@@ -6,9 +6,13 @@
 // rules as written in extract.h, not an authors' implementation.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include <string>
 #include <vector>
 
+#include "fixtures/claim_runner.h"
 #include "reference/regenesis/extract.h"
 #include "reference/regenesis/scores.h"
 #include "reference/regenesis/vote.h"
@@ -173,4 +177,51 @@ TEST(Synthesis, PromptsCarryTheTaskAndTheHintOnlyWhenAsked) {
   EXPECT_THROW(rg::ParseItems(R"({"id": "a", "task": "gsm8k"})", "i.jsonl"), std::runtime_error);
 }
 
+
+
+// R1-R4 recompute the paper's numbers from the user's files: built here so
+// that the OOD mean delta is +6.1 pp exactly (svamp +6.2, asdiv +6.0) for
+// ReGenesis, -4.6 pp for a baseline, in-domain +16.56 cannot be hit with 100
+// items per task so R3 must come out NOT_REPRODUCED.
+namespace claims {
+
+std::string Rows(const std::string& task, int right, int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i)
+    s += R"({"task": ")" + task + R"(", "prediction": "The answer is )" + (i < right ? "1" : "2") + R"(", "gold": 1})" + "\n";
+  return s;
+}
+
+std::string Temp(const std::string& name, const std::string& text) {
+  const std::string p = ::testing::TempDir() + "/cb_regenesis_" + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(Claims, DeltasAreRecomputedFromTheUsersFiles) {
+  const std::string before = Temp("before.jsonl", Rows("svamp", 500, 1000) + Rows("asdiv", 400, 1000) + Rows("gsm8k", 300, 1000));
+  const std::string after = Temp("after.jsonl", Rows("svamp", 562, 1000) + Rows("asdiv", 460, 1000) + Rows("gsm8k", 636, 1000));
+  const std::string base = Temp("base.jsonl", Rows("svamp", 454, 1000) + Rows("asdiv", 354, 1000) + Rows("gsm8k", 463, 1000));
+  setenv("CLAIMBENCH_REGENESIS_BEFORE", before.c_str(), 1);
+  setenv("CLAIMBENCH_REGENESIS_AFTER", after.c_str(), 1);
+  setenv("CLAIMBENCH_REGENESIS_BASELINE_AFTER", base.c_str(), 1);
+  std::vector<cb::harness::Result> rows;
+  const auto r1 = cb::testing::RunClaimAtSmoke("regenesis.R1", &rows);
+  EXPECT_EQ(r1.verdict, cb::harness::Verdict::kReproduced) << r1.reason;
+  EXPECT_NEAR(*r1.value, 6.1, 1e-9);
+  const auto r2 = cb::testing::RunClaimAtSmoke("regenesis.R2", &rows);
+  EXPECT_EQ(r2.verdict, cb::harness::Verdict::kReproduced) << r2.reason;
+  EXPECT_NEAR(*r2.value, -4.6, 1e-9);
+  const auto r3 = cb::testing::RunClaimAtSmoke("regenesis.R3", &rows);  // gsm8k only: +33.6
+  EXPECT_EQ(r3.verdict, cb::harness::Verdict::kNotReproduced);
+  EXPECT_NEAR(*r3.value, 33.6, 1e-9);
+  const auto r4 = cb::testing::RunClaimAtSmoke("regenesis.R4", &rows);
+  EXPECT_EQ(r4.verdict, cb::harness::Verdict::kReproduced) << r4.reason;
+  unsetenv("CLAIMBENCH_REGENESIS_BEFORE");
+  EXPECT_EQ(cb::testing::RunClaimAtSmoke("regenesis.R1", &rows).verdict, cb::harness::Verdict::kUnmeasurable);
+  unsetenv("CLAIMBENCH_REGENESIS_AFTER");
+  unsetenv("CLAIMBENCH_REGENESIS_BASELINE_AFTER");
+}
+
+}  // namespace claims
 }  // namespace

@@ -170,7 +170,7 @@ UserFile LoadUserFile(uint64_t seed, int resamples) {
 bool IsDollar(const std::string& task) { return task == "dollar" || task == "dollarstreet"; }
 
 h::Outcome EveryVlmWestern(h::ClaimContext& ctx) {
-  const UserFile u = LoadUserFile(ctx.seed(), 2000);
+  const UserFile u = LoadUserFile(ctx.seed(), ctx.ByProfile(300, 2000, 2000));
   if (!u.error.empty()) return h::Unmeasurable(u.error);
   const GroupReport* worst = nullptr;
   for (const auto& g : u.report.groups) {
@@ -244,7 +244,7 @@ h::Outcome ChinesePromptsHelpBaichuan(h::ClaimContext& ctx) {
 }
 
 h::Outcome ChinesePromptsWorsenDollar(h::ClaimContext& ctx) {
-  const UserFile u = LoadUserFile(ctx.seed(), 2000);
+  const UserFile u = LoadUserFile(ctx.seed(), ctx.ByProfile(300, 2000, 2000));
   if (!u.error.empty()) return h::Unmeasurable(u.error);
   const DeltaReport* worst = nullptr;  // the largest en - zh delta: all must be < 0
   for (const auto& d : u.report.deltas)

@@ -15,11 +15,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "fixtures/claim_runner.h"
 #include "fixtures/paths.h"
 #include "reference/vlmbias/artelingo.h"
 #include "reference/vlmbias/bias.h"
@@ -298,6 +300,41 @@ TEST(GenerationFile, EvaluateGroupsSplitsAndDeltas) {
   // One region only: no ratio, a clear error.
   EXPECT_THROW(vb::Evaluate(vb::ParseRows(R"J({"task": "t", "id": 1, "region": "west", "score": 1})J", "x"), 1, 100),
                std::runtime_error);
+}
+
+// F1-F4 measure the user's file: West 0.8 against East Asia 0.4 for every
+// llama2 group (ratio 2), 0.6 for Baichuan2 (less biased), and Chinese prompts
+// make Dollar Street worse (East Asia 0.1 lower with zh prompts).
+TEST(Claims, FindingsAreMeasuredOnTheUsersFile) {
+  std::string text;
+  for (const std::string model : {"mllava/llama2-en", "mllava/baichuan2-en"})
+    for (const std::string task : {"cvqa", "dollar"})
+      for (const std::string lang : {"en", "zh"}) {
+        const int east = (model.find("baichuan2") != std::string::npos ? 60 : 40) - (task == "dollar" && lang == "zh" ? 10 : 0);
+        for (int i = 0; i < 200; ++i) {
+          text += R"J({"task": ")J" + task + R"J(", "model": ")J" + model + R"J(", "prompt_lang": ")J" + lang +
+                  R"J(", "id": "w)J" + std::to_string(i) + R"J(", "region": "west", "score": )J" +
+                  (i % 100 < 80 ? "1" : "0") + "}\n";
+          text += R"J({"task": ")J" + task + R"J(", "model": ")J" + model + R"J(", "prompt_lang": ")J" + lang +
+                  R"J(", "id": "e)J" + std::to_string(i) + R"J(", "region": "east_asia", "score": )J" +
+                  (i % 100 < east ? "1" : "0") + "}\n";
+        }
+      }
+  const std::string path = ::testing::TempDir() + "/cb_vlmbias_user.jsonl";
+  std::ofstream(path) << text;
+  setenv("CLAIMBENCH_VLMBIAS_PREDICTIONS", path.c_str(), 1);
+  std::vector<cb::harness::Result> rows;
+  const auto f1 = cb::testing::RunClaimAtSmoke("vlmbias.F1", &rows);
+  EXPECT_EQ(f1.verdict, cb::harness::Verdict::kReproduced) << f1.reason;
+  EXPECT_NEAR(*f1.value, 0.8 / 0.6, 1e-12);  // the lowest ratio: Baichuan2
+  EXPECT_EQ(cb::testing::RunClaimAtSmoke("vlmbias.F2", &rows).verdict, cb::harness::Verdict::kReproduced);
+  const auto f4 = cb::testing::RunClaimAtSmoke("vlmbias.F4", &rows);
+  EXPECT_EQ(f4.verdict, cb::harness::Verdict::kReproduced) << f4.reason;
+  // Dollar Street, en - zh: llama2 0.8/0.4 - 0.8/0.3 = -0.667, Baichuan2 0.8/0.6 - 0.8/0.5 = -0.267 (the largest).
+  EXPECT_NEAR(*f4.value, 0.8 / 0.6 - 0.8 / 0.5, 1e-12);
+  setenv("CLAIMBENCH_VLMBIAS_PREDICTIONS", (path + ".missing").c_str(), 1);
+  EXPECT_EQ(cb::testing::RunClaimAtSmoke("vlmbias.F1", &rows).verdict, cb::harness::Verdict::kUnmeasurable);
+  unsetenv("CLAIMBENCH_VLMBIAS_PREDICTIONS");
 }
 
 }  // namespace
