@@ -178,6 +178,25 @@ TEST_F(RegenesisCliTest, StarRationalisesWithTheHintAndKeepsTheHintFreeQuestion)
   server.Stop();
 }
 
+TEST_F(RegenesisCliTest, GenReasoningWritesAnItemsFileThatSynthesizeReads) {
+  auto g = Run({"gen", "reasoning", "--out", "items.jsonl", "--count", "1", "--seed", "7"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const auto items = ReadJsonl(Path("items.jsonl"));
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0]["task"], "arith");
+  const auto manifest = json::parse(cb::cli::testing::ReadFile(dir_ / "items.jsonl.manifest.json"));
+  EXPECT_EQ(manifest["content_hash"], gr::ContentHash(gr::Generate({.seed = 7, .arith = 1, .order = 1, .compare = 1})));
+  EXPECT_EQ(Run({"gen", "reasoning", "--out", "items.jsonl"}).exit_code, 3);  // exists
+  FakeModel model(1, 7);
+  cb::testing::HttpServer server([&](int, const cb::testing::HttpRequest& r) { return model(r); });
+  auto o = Run({"regenesis", "synthesize", "--endpoint", server.url(), "--model", "fake", "--items", "items.jsonl",
+                "--samples", "1", "--seed", "0", "--out", "sft.jsonl", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(json::parse(o.out)["strict"]["kept"], 3);  // seed 0: even, right
+  EXPECT_EQ(server.requests(), 9);
+  server.Stop();
+}
+
 TEST_F(RegenesisCliTest, SynthesizeRefusesBadInput) {
   Write("items.jsonl", "{\"id\": \"a\", \"task\": \"gsm8k\", \"question\": \"1+1?\", \"gold\": 2}\n{\"id\": \"b\"}\n");
   auto b = Run({"regenesis", "synthesize", "--endpoint", "http://127.0.0.1:9", "--model", "m", "--items", "items.jsonl",
