@@ -16,6 +16,7 @@
 
 #include "fixtures/cli_test_util.h"
 #include "fixtures/http_server.h"
+#include "fixtures/paths.h"
 
 namespace {
 
@@ -154,6 +155,28 @@ TEST_F(VlmbiasCliTest, BadItemsAndGarbageRepliesAreClearErrors) {
   EXPECT_EQ(g.exit_code, 3);
   EXPECT_NE(g.err.find("gave no usable answer"), std::string::npos) << g.err;
   server.Stop();
+}
+
+// The authors' fixture CSV (fixtures/vlmbias/, PROVENANCE.md): the labels of
+// their test_en_anns_in_en and test_zh_anns_in_zh, in their order.
+TEST_F(VlmbiasCliTest, LabelsReproduceTheAuthorsArtelingoTests) {
+  auto o = Run({"vlmbias", "labels", "--csv", cb::testing::FixturePath("vlmbias/artelingo_release_min.csv"), "--splits",
+                "train", "--out", "labels.jsonl"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<json> rows;
+  std::ifstream in(Path("labels.jsonl"));
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  ASSERT_EQ(rows.size(), 6u);
+  const char* expected[] = {"sadness", "awe", "awe", "sadness", "contentment", "contentment"};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(rows[i]["label"], expected[i]) << i;
+    EXPECT_EQ(rows[i]["language"], i < 3 ? "en" : "zh") << i;
+  }
+  EXPECT_EQ(rows[3]["label_zh"], "伤感");
+  EXPECT_EQ(Run({"vlmbias", "labels", "--csv", "missing.csv", "--out", "x.jsonl"}).exit_code, 3);
+  EXPECT_EQ(Run({"vlmbias", "labels", "--csv", cb::testing::FixturePath("vlmbias/artelingo_release_min.csv"),
+                 "--skip-labels", "joy", "--out", "x.jsonl"}).exit_code, 3);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "x.jsonl"));
 }
 
 }  // namespace
