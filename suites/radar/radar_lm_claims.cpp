@@ -122,7 +122,8 @@ const Shared& Passes(h::ClaimContext& ctx) {
   }
   for (int p = 0; p < 4096; ++p) s.next_tokens.push_back(stream[(static_cast<size_t>(L) + p) % stream.size()]);
   const size_t last_start = stream.size() * static_cast<size_t>(N - 1) / N;
-  for (int p = L; p < R6Context(ctx); ++p) s.extension.push_back(stream[(last_start + p) % stream.size()]);
+  // From position L - 1 on: the pass's cache ends at L - 1 or L positions.
+  for (int p = L - 1; p < R6Context(ctx); ++p) s.extension.push_back(stream[(last_start + p) % stream.size()]);
   std::vector<double> all;
   for (const auto& q : s.sequences) all.insert(all.end(), q.begin(), q.end());
   s.input_hash = h::HashDoubles(all).Hex();
@@ -294,10 +295,11 @@ h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
   // forward per block, [H, 512, t] scores at most), untimed, so the steps
   // below run at t = 2^14 on real keys and values.
   constexpr size_t kBlock = 512;
-  for (size_t at = 0; at < s.extension.size(); at += kBlock) {
+  const size_t from = s.extension.size() - std::min(s.extension.size(), size_t(std::max(0, R6Context(ctx) - kv_d.length)));
+  for (size_t at = from; at < s.extension.size(); at += kBlock) {
     const size_t n = std::min(kBlock, s.extension.size() - at);
     dense.Extend(std::span<const int>(s.extension).subspan(at, n), kv_d);
-    ctx.Progress(double(at + n) / double(s.extension.size()), "R6 context to 2^14");
+    ctx.Progress(double(at + n - from) / double(s.extension.size() - from), "R6 context to 2^14");
   }
   lm_suite::CpuKvCache kv_r = kv_d;
   const int t0 = kv_d.length;
