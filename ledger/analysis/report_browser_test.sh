@@ -8,7 +8,10 @@
 # scripts ran. Passes when the page's own status element says every chart it
 # declared was rendered and no script error was seen, the number of <canvas>
 # elements agrees, and chromium logged no console message at all (the page
-# logs none). Exit 77 (ctest SKIP) when chromium is not installed.
+# logs none), and the claim forest plot (inline SVG, issue 29) is in the
+# rendered DOM with one bar per claim the page counted as measured (at least
+# the harness suite's measured claims) and every SVG parsed as SVG (chromium
+# drops nothing). Exit 77 (ctest SKIP) when chromium is not installed.
 set -euo pipefail
 claimbench="$1"
 browser="$(command -v chromium || command -v chromium-browser || true)"
@@ -36,12 +39,20 @@ errors="$(sed -n 's/.*data-errors="\([-0-9]*\)".*/\1/p' <<<"$status")"
 canvases="$(grep -o '<canvas' "$work/report.html" | wc -l)"
 heatmaps="$(grep -o 'class="heatmap"' "$work/dom.html" | wc -l)"
 console="$(grep -c 'CONSOLE' "$work/chromium.log" || true)"
+forest="$(sed -n 's/.*data-forest-bars="\([0-9]*\)".*/\1/p' <<<"$status")"
+forest_dom="$(grep -o 'class="cb-bar"' "$work/dom.html" | wc -l)"
+svgs_page="$(grep -o '<svg class="forest"' "$work/report.html" | wc -l)"
+svgs_dom="$(grep -o '<svg class="forest"' "$work/dom.html" | wc -l)"
+echo "forest plots: $svgs_dom in the DOM ($svgs_page written), bars: $forest_dom in the DOM, $forest declared"
 echo "charts: expected $expected, rendered $rendered, <canvas> $canvases; heatmaps $heatmaps; script errors $errors; console lines $console"
 fail=0
 [ -n "$expected" ] && [ "$expected" -ge 10 ] || { echo "FAIL: expected the 10 history charts of the harness suite"; fail=1; }
 [ "$rendered" = "$expected" ] || { echo "FAIL: rendered $rendered of $expected charts"; fail=1; }
 [ "$canvases" = "$expected" ] || { echo "FAIL: $canvases <canvas> elements, $expected declared"; fail=1; }
 [ "$heatmaps" -ge 3 ] || { echo "FAIL: $heatmaps heatmap tables in the DOM, docs.D4-lm-q records 3"; fail=1; }
+[ -n "$forest" ] && [ "$forest" -ge 4 ] || { echo "FAIL: expected >= 4 forest bars (the harness suite's measured claims)"; fail=1; }
+[ "$forest_dom" = "$forest" ] || { echo "FAIL: $forest_dom forest bars in the DOM, $forest declared"; fail=1; }
+[ "$svgs_page" -ge 1 ] && [ "$svgs_dom" = "$svgs_page" ] || { echo "FAIL: $svgs_dom forest SVGs in the DOM of $svgs_page"; fail=1; }
 [ "$errors" = "0" ] || { echo "FAIL: $errors script errors"; grep -o 'data-errors[^<]*<' "$work/dom.html"; fail=1; }
 [ "$console" = "0" ] || { echo "FAIL: console messages:"; grep CONSOLE "$work/chromium.log"; fail=1; }
 exit $fail
