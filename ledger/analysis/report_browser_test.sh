@@ -11,7 +11,9 @@
 # logs none), and the claim forest plot (inline SVG, issue 29) is in the
 # rendered DOM with one bar per claim the page counted as measured (at least
 # the harness suite's measured claims) and every SVG parsed as SVG (chromium
-# drops nothing). Exit 77 (ctest SKIP) when chromium is not installed.
+# drops nothing). A screenshot of the harness paper's page alone (`report
+# --paper harness`) is read back pixel by pixel (report_screenshot_bars.py)
+# and must show one coloured bar per measured claim the page declared. Exit 77 (ctest SKIP) when chromium is not installed.
 set -euo pipefail
 claimbench="$1"
 browser="$(command -v chromium || command -v chromium-browser || true)"
@@ -45,7 +47,16 @@ svgs_page="$(grep -o '<svg class="forest"' "$work/report.html" | wc -l)"
 svgs_dom="$(grep -o '<svg class="forest"' "$work/dom.html" | wc -l)"
 echo "forest plots: $svgs_dom in the DOM ($svgs_page written), bars: $forest_dom in the DOM, $forest declared"
 echo "charts: expected $expected, rendered $rendered, <canvas> $canvases; heatmaps $heatmaps; script errors $errors; console lines $console"
+"$claimbench" report --ledger "$work/l.db" --paper harness --html "$work/paper.html" 2>/dev/null
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+  --disable-component-update --no-first-run --user-data-dir="$work/profile" --force-device-scale-factor=1 \
+  --hide-scrollbars --window-size=1100,900 --screenshot="$work/paper.png" "file://$work/paper.html" \
+  >/dev/null 2>&1 || true
+paper_declared="$(sed -n 's/.*data-forest-bars="\([0-9]*\)".*/\1/p' "$work/paper.html")"
+paper_seen="$(python3 "$(dirname "$0")/report_screenshot_bars.py" "$work/paper.png" || echo none)"
+echo "screenshot of the harness page: $paper_seen bars seen, $paper_declared declared"
 fail=0
+[ -n "$paper_declared" ] && [ "$paper_seen" = "$paper_declared" ] || { echo "FAIL: the screenshot shows $paper_seen forest bars, the page declared $paper_declared"; fail=1; }
 [ -n "$expected" ] && [ "$expected" -ge 10 ] || { echo "FAIL: expected the 10 history charts of the harness suite"; fail=1; }
 [ "$rendered" = "$expected" ] || { echo "FAIL: rendered $rendered of $expected charts"; fail=1; }
 [ "$canvases" = "$expected" ] || { echo "FAIL: $canvases <canvas> elements, $expected declared"; fail=1; }

@@ -122,8 +122,8 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
     out << "<svg class=\"forest\" width=\"" << kW << "\" height=\"" << h
         << "\" viewBox=\"0 0 " << kW << " " << h << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
         << "<text x=\"0\" y=\"14\" font-weight=\"bold\">claim</text><text x=\"" << kPlot0
-        << "\" y=\"14\" fill=\"#555\">measured, CI bar; criterion bound: black line, satisfying side shaded; "
-           "paper value: blue diamond (each row its own axis)</text>\n";
+        << "\" y=\"14\" fill=\"#555\">value: black tick; CI: bar; criterion bound: line, its side shaded; "
+           "paper: diamond; own axis per row</text>\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       const int y = kTop + kRowH * static_cast<int>(i), mid = y + kRowH / 2;
@@ -153,10 +153,13 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
         }
       }
       const double x0 = X(r.lo), x1 = X(r.hi);
-      const double w = std::max(3.0, x1 - x0);
+      // At least 10 px wide, so that a claim without a CI (or a zero-width
+      // one) still shows its verdict colour either side of the value tick.
+      const double w = std::max(10.0, x1 - x0);
       out << "<rect class=\"cb-bar\" data-verdict=\"" << Esc(r.c->verdict) << "\" x=\"" << (x0 + x1 - w) / 2
           << "\" y=\"" << mid - 4 << "\" width=\"" << w << "\" height=\"8\" fill=\"" << Colour(r.c->verdict)
-          << "\"/><circle cx=\"" << X(r.value) << "\" cy=\"" << mid << "\" r=\"3.5\" fill=\"#000\"/>";
+          << "\"/><rect class=\"cb-value\" x=\"" << X(r.value) - 1 << "\" y=\"" << mid - 7
+          << "\" width=\"2\" height=\"14\" fill=\"#000\"/>";
       if (r.paper) {
         const double px = X(*r.paper);
         out << "<path class=\"cb-paper\" d=\"M" << px << " " << mid - 6 << " L" << px + 5 << " " << mid << " L" << px
