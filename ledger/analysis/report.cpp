@@ -19,6 +19,7 @@
 #include "ledger/analysis/compare.h"
 #include "ledger/analysis/heatmap.h"
 #include "ledger/analysis/history.h"
+#include "ledger/analysis/report_complexity.h"
 #include "ledger/analysis/report_forest.h"
 #include "ledger/analysis/report_runs.h"
 #include "ledger/analysis/run_data.h"
@@ -348,6 +349,12 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   if (!o.paper.empty()) {
     out << "<p class=\"note\">One paper's page (--paper): history, comparisons and provenance are in the full report.</p>\n";
   } else {
+  const std::vector<ComplexitySeries> fits = CollectComplexity(m.run.results);
+  if (!fits.empty()) {
+    out << "<h2>Complexity</h2>\n<p class=\"note\">Rows that differ only in the size n, log-log, with the "
+        << "least-squares line for the eye; the claims' exponents and CIs are in the tables above.</p>\n";
+  }
+  for (const auto& f : fits) out << "<h3>" << Html(f.title) << "</h3>\n" << ComplexitySvg(f);
   out << "<h2>History</h2>\n";
   if (m.history.empty()) out << "<p class=\"note\">No timed row of this run appears in two or more runs yet.</p>\n";
   for (size_t i = 0; i < m.history.size(); ++i) {

@@ -16,6 +16,7 @@
 //   - a CPU-vs-CUDA chart (compare.h on the run's cpu and cuda rows) and a
 //     platform chart (the newest runs of the two most recent platforms), each
 //     replaced by a note saying why when there is nothing to compare;
+//   - complexity figures (report_complexity.h) of rows differing only in n;
 //   - the run's heatmap-shaped rows (ledger/analysis/heatmap.h) as shaded
 //     tables (HTML) or tables of numbers (Markdown), after the claims;
 //   - each run's provenance (git commit and dirty flag, platform, build).
