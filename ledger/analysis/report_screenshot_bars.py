@@ -2,8 +2,8 @@
 # ledger/analysis/report_screenshot_bars.py PNG: counts the forest-plot bars
 # in a screenshot of a report page (issue 29's screenshot-based check; used by
 # report_browser_test.sh). A bar is a run of pixel rows, inside the plot's
-# x range [300, 760) of the first forest SVG (the page's <body> margin
-# included, see OFFSET), holding >= 3 adjacent pixels of exactly one verdict
+# x range [300, 760) of the forest SVGs (shifted by the page's 2em = 32 px
+# <body> margin; report.cpp's style), holding >= 3 adjacent pixels of exactly one verdict
 # colour (report_forest.cpp: #2a8a2a, #c03030, #d08a00, #888888). Verdict
 # text is drawn right of the plot, the shaded band is translucent (another
 # colour), so neither is counted. Prints the count. Standard library only:
@@ -49,7 +49,6 @@ def decode(path):
         rows.append(line)
         prev = line
     return width, bpp, rows
-
 
 
 def main():
