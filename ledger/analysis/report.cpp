@@ -6,6 +6,7 @@
 #include "ledger/analysis/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -18,6 +19,9 @@
 #include "ledger/analysis/compare.h"
 #include "ledger/analysis/heatmap.h"
 #include "ledger/analysis/history.h"
+#include "ledger/analysis/report_complexity.h"
+#include "ledger/analysis/report_forest.h"
+#include "ledger/analysis/report_runs.h"
 #include "ledger/analysis/run_data.h"
 
 namespace cb::ledger {
@@ -53,16 +57,84 @@ std::string ScriptJson(const nlohmann::json& j) {
 }
 
 struct Model {
-  RunData run;
+  RunData run;        // the logical run (every shard held)
+  LogicalRun logical;
   std::vector<HistorySeries> history;
   std::optional<CompareReport> backends, platforms;
   std::string backends_note, platforms_note;
   nlohmann::json provenance = nlohmann::json::array();
 };
 
+std::string Lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// "paper-" + the name's letters and digits, lower case, other runs as '-'.
+std::string PaperAnchor(const std::string& paper) {
+  std::string out = "paper-";
+  for (char ch : Lower(paper)) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      out += ch;
+    } else if (out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (out.size() > 6 && out.back() == '-') out.pop_back();
+  return out;
+}
+
+// Claims grouped by a key, groups in first-seen order.
+template <class Key>
+std::vector<std::pair<std::string, std::vector<ClaimRow>>> GroupBy(const std::vector<ClaimRow>& claims, Key key) {
+  std::vector<std::pair<std::string, std::vector<ClaimRow>>> groups;
+  for (const auto& c : claims) {
+    const std::string k = key(c);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    if (it == groups.end()) {
+      groups.emplace_back(k, std::vector<ClaimRow>{});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(c);
+  }
+  return groups;
+}
+
+// Keeps the claims (and result rows) of the paper `name` names; throws
+// std::invalid_argument listing the papers when none matches.
+void KeepPaper(RunData* run, const std::string& name) {
+  const std::string want = Lower(name);
+  std::set<std::string> suites, papers;
+  for (const auto& c : run->claims) {
+    papers.insert(c.paper);
+    if (Lower(c.paper) == want || Lower(c.suite) == want) suites.insert(c.suite);
+  }
+  if (suites.empty()) {
+    std::string list;
+    for (const auto& p : papers) list += (list.empty() ? "" : ", ") + p;
+    throw std::invalid_argument("--paper '" + name + "': no claim of this run is from that paper or suite (papers: " +
+                                list + ")");
+  }
+  std::erase_if(run->claims, [&](const ClaimRow& c) { return !suites.count(c.suite); });
+  std::vector<Result> results;
+  std::vector<std::optional<cb::harness::ResultKind>> kinds;
+  for (size_t i = 0; i < run->results.size(); ++i) {
+    if (!suites.count(run->results[i].suite)) continue;
+    results.push_back(run->results[i]);
+    if (!run->kinds.empty()) kinds.push_back(run->kinds[i]);
+  }
+  run->results = std::move(results);
+  run->kinds = std::move(kinds);
+}
+
 Model Build(Ledger& ledger, const ReportOptions& o) {
   Model m;
-  m.run = LoadRun(ledger, o.run_id);
+  m.logical = LoadLogicalRun(ledger, o.run_id);
+  m.run = m.logical.data;
+  if (!o.paper.empty()) {
+    KeepPaper(&m.run, o.paper);
+    return m;  // a paper's page alone: no history, comparisons or provenance
+  }
   // History: one series per distinct (suite, case, metric) among timed rows.
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   for (const auto& r : m.run.results) {
@@ -144,6 +216,7 @@ td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#eee}
 .REPRODUCED{color:#070}.NOT_REPRODUCED{color:#a00}.INCONCLUSIVE{color:#a60}.UNMEASURABLE{color:#666}
 .chart{width:900px;height:300px;margin-bottom:1.5em}.note{color:#666;font-style:italic}
 .heatmap td{text-align:right;min-width:3em}
+.warn{background:#fee;border:1px solid #c00;padding:4px 8px}.forest{display:block;margin-bottom:.5em}
 )css";
 
 // Installed before Chart.js, so errors while it loads are counted too.
@@ -210,10 +283,49 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       << "<title>claimbench report: run " << m.run.run.id << "</title>\n<style>" << kStyle << "</style>\n"
       << "<script>" << kErrorCapture << "</script>\n<script>\n" << chartjs << "\n</script>\n</head><body>\n"
-      << "<h1>claimbench report</h1>\n<p>Ledger <code>" << Html(ledger.path()) << "</code>, run "
+      << "<h1>claimbench report" << (o.paper.empty() ? "" : ": " + Html(o.paper)) << "</h1>\n<p>Ledger <code>"
+      << Html(ledger.path()) << "</code>, run "
       << m.run.run.id << " (" << Html(m.run.run.status) << ", profile " << Html(m.run.run.profile)
       << ", started " << Html(m.run.run.started_at) << ", run_hash <code>" << Html(m.run.run.run_hash)
-      << "</code>).</p>\n";
+      << "</code>)";
+  if (m.logical.shard_count > 0) {
+    out << "; one logical run of <span id=\"cb-shards\" data-shards=\"" << m.logical.shards.size()
+        << "\" data-shard-count=\"" << m.logical.shard_count << "\">" << Html(DescribeShards(m.logical))
+        << "</span>";
+  }
+  out << ".</p>\n";
+  if (const std::string warn = MissingShardsWarning(m.logical); !warn.empty()) {
+    out << "<p class=\"warn\" id=\"cb-missing-shards\">Warning: " << Html(warn) << ".</p>\n";
+  }
+
+  int forest_bars = 0;
+  out << "<h2>Claims at a glance</h2>\n";
+  for (const auto& [suite, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.suite; })) {
+    int bars = 0;
+    out << "<h3 id=\"forest-" << Html(suite) << "\">" << Html(suite) << "</h3>\n" << ForestSvg(claims, &bars);
+    forest_bars += bars;
+  }
+
+  out << "<h2>Papers</h2>\n";
+  for (const auto& [paper, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.paper; })) {
+    std::set<std::string> suites;
+    for (const auto& c : claims) suites.insert(c.suite);
+    out << "<h3 id=\"" << Html(PaperAnchor(paper)) << "\">" << Html(paper) << "</h3>\n<p>Suite";
+    for (const auto& suite : suites) {
+      out << " <code>" << Html(suite) << "</code> (README: <a href=\"suites/" << Html(suite)
+          << "/README.md\">suites/" << Html(suite) << "/README.md</a> in the repository)";
+    }
+    out << "; forest plot: <a href=\"#forest-" << Html(*suites.begin()) << "\">above</a>.</p>\n"
+        << "<table><tr><th>claim</th><th>statement</th><th>paper value</th><th>paper setting</th>"
+        << "<th>ours [CI]</th><th>our setting</th><th>criterion</th><th>scale</th><th>verdict</th></tr>\n";
+    for (const auto& c : claims) {
+      out << "<tr><td>" << Html(c.claim_id) << "</td><td>" << Html(c.statement) << "</td><td>" << Html(c.paper_value)
+          << "</td><td>" << Html(c.paper_setting) << "</td><td>" << Html(FormatMeasured(c)) << "</td><td>"
+          << Html(c.our_setting) << "</td><td>" << Html(c.criterion) << "</td><td>" << Html(c.scale)
+          << "</td><td class=\"" << Html(c.verdict) << "\">" << Html(c.verdict) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
 
   out << "<h2>Claims</h2>\n<table><tr><th>paper</th><th>claim</th><th>paper value</th>"
       << "<th>measured [CI]</th><th>setting</th><th>scale</th><th>verdict</th></tr>\n";
@@ -234,6 +346,15 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
         << HeatmapHtml(h);
   }
 
+  if (!o.paper.empty()) {
+    out << "<p class=\"note\">One paper's page (--paper): history, comparisons and provenance are in the full report.</p>\n";
+  } else {
+  const std::vector<ComplexitySeries> fits = CollectComplexity(m.run.results);
+  if (!fits.empty()) {
+    out << "<h2>Complexity</h2>\n<p class=\"note\">Rows that differ only in the size n, log-log, with the "
+        << "least-squares line for the eye; the claims' exponents and CIs are in the tables above.</p>\n";
+  }
+  for (const auto& f : fits) out << "<h3>" << Html(f.title) << "</h3>\n" << ComplexitySvg(f);
   out << "<h2>History</h2>\n";
   if (m.history.empty()) out << "<p class=\"note\">No timed row of this run appears in two or more runs yet.</p>\n";
   for (size_t i = 0; i < m.history.size(); ++i) {
@@ -271,11 +392,14 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
         << Html(p["platform"]) << "</td><td>" << Html(p["cpu"]) << "</td><td><small>" << Html(p["build"])
         << "</small></td><td>" << Html(p["run_hash"]) << "</td></tr>\n";
   }
-  out << "</table>\n<div id=\"cb-status\" data-expected-charts=\"" << charts
+  out << "</table>\n";
+  }
+  out << "<div id=\"cb-status\" data-expected-charts=\"" << charts << "\" data-forest-bars=\"" << forest_bars
       << "\" data-charts=\"0\" data-errors=\"-1\">script did not run</div>\n"
       << "<script>\nvar CB=" << ScriptJson(cb) << ";\n" << kRender << "</script>\n</body></html>\n";
   if (stats) {
     stats->charts = charts;
+    stats->forest_bars = forest_bars;
     stats->runs = static_cast<int>(m.provenance.size());
   }
   return out.str();
@@ -285,12 +409,34 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   const Model m = Build(ledger, o);
   std::ostringstream out;
   out << "# claimbench report: run " << m.run.run.id << "\n\n`" << ledger.path() << "`, " << m.run.run.status
-      << ", profile " << m.run.run.profile << ", run_hash `" << m.run.run.run_hash << "`\n\n"
-      << "## Claims\n\n| paper | claim | paper value | measured [CI] | setting | verdict |\n|---|---|---|---|---|---|\n";
+      << ", profile " << m.run.run.profile << ", run_hash `" << m.run.run.run_hash << "`";
+  if (m.logical.shard_count > 0) out << "; one logical run of " << DescribeShards(m.logical);
+  out << "\n\n";
+  if (const std::string warn = MissingShardsWarning(m.logical); !warn.empty()) out << "**Warning:** " << warn << ".\n\n";
   auto md = [](std::string s) {
     for (size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
     return s;
   };
+  out << "## Claims at a glance\n";
+  for (const auto& [suite, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.suite; })) {
+    out << "\n### " << suite << "\n\n" << ForestMarkdown(claims);
+  }
+  out << "\n## Papers\n";
+  for (const auto& [paper, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.paper; })) {
+    std::set<std::string> suites;
+    for (const auto& c : claims) suites.insert(c.suite);
+    out << "\n### " << paper << "\n\nSuite";
+    for (const auto& suite : suites) out << " `" << suite << "` ([README](suites/" << suite << "/README.md))";
+    out << ".\n\n| claim | paper value | paper setting | ours [CI] | our setting | scale | verdict |\n"
+        << "|---|---|---|---|---|---|---|\n";
+    for (const auto& c : claims) {
+      out << "| " << md(c.claim_id) << " | " << md(c.paper_value) << " | " << md(c.paper_setting) << " | "
+          << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << md(c.scale) << " | " << c.verdict
+          << " |\n";
+    }
+  }
+  if (!o.paper.empty()) return out.str();  // a paper's page alone
+  out << "\n## Claims\n\n| paper | claim | paper value | measured [CI] | setting | verdict |\n|---|---|---|---|---|---|\n";
   for (const auto& c : m.run.claims) {
     out << "| " << md(c.paper) << " | " << md(c.claim_id) << " | " << md(c.paper_value) << " | "
         << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";

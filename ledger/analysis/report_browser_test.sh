@@ -8,7 +8,13 @@
 # scripts ran. Passes when the page's own status element says every chart it
 # declared was rendered and no script error was seen, the number of <canvas>
 # elements agrees, and chromium logged no console message at all (the page
-# logs none). Exit 77 (ctest SKIP) when chromium is not installed.
+# logs none), and the claim forest plot (inline SVG, issue 29) is in the
+# rendered DOM with one bar per claim the page counted as measured (at least
+# the harness suite's measured claims) and every SVG parsed as SVG (chromium
+# drops nothing), and so are the complexity figures (the harness suite's 4
+# size series). A screenshot of the harness paper's page alone (`report
+# --paper harness`) is read back pixel by pixel (report_screenshot_bars.py)
+# and must show one coloured bar per measured claim the page declared. Exit 77 (ctest SKIP) when chromium is not installed.
 set -euo pipefail
 claimbench="$1"
 browser="$(command -v chromium || command -v chromium-browser || true)"
@@ -36,12 +42,33 @@ errors="$(sed -n 's/.*data-errors="\([-0-9]*\)".*/\1/p' <<<"$status")"
 canvases="$(grep -o '<canvas' "$work/report.html" | wc -l)"
 heatmaps="$(grep -o 'class="heatmap"' "$work/dom.html" | wc -l)"
 console="$(grep -c 'CONSOLE' "$work/chromium.log" || true)"
+forest="$(sed -n 's/.*data-forest-bars="\([0-9]*\)".*/\1/p' <<<"$status")"
+forest_dom="$(grep -o 'class="cb-bar"' "$work/dom.html" | wc -l)"
+svgs_page="$(grep -o '<svg class="forest"' "$work/report.html" | wc -l)"
+svgs_dom="$(grep -o '<svg class="forest"' "$work/dom.html" | wc -l)"
+fits_page="$(grep -o '<svg class="cb-fit"' "$work/report.html" | wc -l)"
+fits_dom="$(grep -o '<svg class="cb-fit"' "$work/dom.html" | wc -l)"
+echo "complexity figures: $fits_dom in the DOM ($fits_page written)"
+echo "forest plots: $svgs_dom in the DOM ($svgs_page written), bars: $forest_dom in the DOM, $forest declared"
 echo "charts: expected $expected, rendered $rendered, <canvas> $canvases; heatmaps $heatmaps; script errors $errors; console lines $console"
+"$claimbench" report --ledger "$work/l.db" --paper harness --html "$work/paper.html" 2>/dev/null
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+  --disable-component-update --no-first-run --user-data-dir="$work/profile" --force-device-scale-factor=1 \
+  --hide-scrollbars --window-size=1100,900 --screenshot="$work/paper.png" "file://$work/paper.html" \
+  >/dev/null 2>&1 || true
+paper_declared="$(sed -n 's/.*data-forest-bars="\([0-9]*\)".*/\1/p' "$work/paper.html")"
+paper_seen="$(python3 "$(dirname "$0")/report_screenshot_bars.py" "$work/paper.png" || echo none)"
+echo "screenshot of the harness page: $paper_seen bars seen, $paper_declared declared"
 fail=0
+[ -n "$paper_declared" ] && [ "$paper_seen" = "$paper_declared" ] || { echo "FAIL: the screenshot shows $paper_seen forest bars, the page declared $paper_declared"; fail=1; }
 [ -n "$expected" ] && [ "$expected" -ge 10 ] || { echo "FAIL: expected the 10 history charts of the harness suite"; fail=1; }
 [ "$rendered" = "$expected" ] || { echo "FAIL: rendered $rendered of $expected charts"; fail=1; }
 [ "$canvases" = "$expected" ] || { echo "FAIL: $canvases <canvas> elements, $expected declared"; fail=1; }
 [ "$heatmaps" -ge 3 ] || { echo "FAIL: $heatmaps heatmap tables in the DOM, docs.D4-lm-q records 3"; fail=1; }
+[ -n "$forest" ] && [ "$forest" -ge 4 ] || { echo "FAIL: expected >= 4 forest bars (the harness suite's measured claims)"; fail=1; }
+[ "$forest_dom" = "$forest" ] || { echo "FAIL: $forest_dom forest bars in the DOM, $forest declared"; fail=1; }
+[ "$svgs_page" -ge 1 ] && [ "$svgs_dom" = "$svgs_page" ] || { echo "FAIL: $svgs_dom forest SVGs in the DOM of $svgs_page"; fail=1; }
+[ "$fits_page" -ge 4 ] && [ "$fits_dom" = "$fits_page" ] || { echo "FAIL: $fits_dom complexity figures in the DOM of $fits_page (the harness suite's 4 series)"; fail=1; }
 [ "$errors" = "0" ] || { echo "FAIL: $errors script errors"; grep -o 'data-errors[^<]*<' "$work/dom.html"; fail=1; }
 [ "$console" = "0" ] || { echo "FAIL: console messages:"; grep CONSOLE "$work/chromium.log"; fail=1; }
 exit $fail

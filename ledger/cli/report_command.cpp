@@ -1,9 +1,11 @@
 // File: ledger/cli/report_command.cpp
-// `claimbench report --html out.html | --format md`: a self-contained HTML
-// report (Chart.js inlined) or a Markdown summary (ledger/analysis/report.h).
+// `claimbench report --html out.html | --format md [--paper NAME]`: a
+// self-contained HTML report (Chart.js inlined) or a Markdown summary
+// (ledger/analysis/report.h); with --paper, one paper's page alone.
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "harness/atomic_file.h"
@@ -18,7 +20,7 @@ namespace {
 namespace lg = cb::ledger;
 
 struct ReportCliOptions {
-  std::string ledger, run, html, format, chartjs = CB_CHARTJS_DEFAULT;
+  std::string ledger, run, html, format, paper, chartjs = CB_CHARTJS_DEFAULT;
   int max_charts = 12;
 };
 
@@ -36,14 +38,20 @@ int Report(const ReportCliOptions& o) {
   opt.run_id = o.run.empty() ? lg::NewestSealedRun(ledger) : ledger.ResolveRun(o.run);
   opt.max_history_charts = o.max_charts;
   opt.chartjs_path = o.chartjs;
-  if (!o.format.empty()) {
-    std::cout << lg::MarkdownReport(ledger, opt);
-    return kExitOk;
+  opt.paper = o.paper;
+  try {
+    if (!o.format.empty()) {
+      std::cout << lg::MarkdownReport(ledger, opt);
+      return kExitOk;
+    }
+    lg::ReportStats stats;
+    const std::string page = lg::HtmlReport(ledger, opt, &stats);
+    cb::harness::WriteFileAtomically(o.html, page);
+    std::cerr << "claimbench report: wrote " << o.html << " (" << stats.charts << " charts, " << stats.forest_bars
+              << " forest bars, " << stats.runs << " runs)\n";
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // --paper naming no paper of the run
   }
-  lg::ReportStats stats;
-  cb::harness::WriteFileAtomically(o.html, lg::HtmlReport(ledger, opt, &stats));
-  std::cerr << "claimbench report: wrote " << o.html << " (" << stats.charts << " charts, "
-            << stats.runs << " runs)\n";
   return kExitOk;
 }
 
@@ -56,6 +64,8 @@ void AddReportCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   cmd->add_option("--run", o->run, "The run whose claims are tabled (default: the newest complete sealed run)");
   cmd->add_option("--html", o->html, "Write the HTML report to this file");
   cmd->add_option("--format", o->format, "md: print a Markdown summary instead");
+  cmd->add_option("--paper", o->paper,
+                  "Write one paper's page alone (its name or its suite, any case)");
   cmd->add_option("--max-charts", o->max_charts, "Most history charts (change points first)")->capture_default_str();
   cmd->add_option("--chartjs", o->chartjs, "Chart.js UMD file to inline")->capture_default_str();
   cmd->callback([o, exit_code] { *exit_code = Report(*o); });
