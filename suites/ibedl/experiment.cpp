@@ -87,6 +87,8 @@ ExperimentResult RunExperiment(const ExperimentParams& p) {
   res.target_ids = test_t.target_ids;
   std::string hashes = test.content_hash + ood.content_hash + ood_k.content_hash;
 
+  int done = 0;
+  const int total = int(p.noises.size()) * p.seeds * 3 + int(p.beta_sweep.size());
   auto one = [&](Method m, double noise, double beta, int s, const TokenizedSplit& train, bool with_ood) {
     const auto r0 = std::chrono::steady_clock::now();
     FineTuneOptions o = p.ft;
@@ -120,6 +122,7 @@ ExperimentResult RunExperiment(const ExperimentParams& p) {
       r.has_ood = true;
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+    if (p.progress) p.progress(++done, total, r.seconds);
     return r;
   };
 

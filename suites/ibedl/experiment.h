@@ -17,6 +17,7 @@
 #define CB_SUITES_IBEDL_EXPERIMENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct ExperimentParams {
   double beta_clean = 1e-5, beta_noisy = 6e-5;  // the OBQA/Llama3 yamls
   std::vector<double> beta_sweep;  // extra IB-EDL runs (clean, seed 0) at these betas
   FineTuneOptions ft;              // method, seed and beta are set per run
+  std::function<void(int done, int total, double seconds)> progress;  // after each fine-tune
 };
 
 struct SplitMetrics {

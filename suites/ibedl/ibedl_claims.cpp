@@ -137,6 +137,9 @@ const ExperimentResult& Experiment(h::ClaimContext& ctx) {
   p.ft.warmup = std::min(10, s.steps / 10);
   if (ctx.profile() != h::Profile::kSmoke) p.beta_sweep = {1e-3, 1e-1};
   ctx.Progress(0, "ibedl fine-tunes");
+  p.progress = [&ctx](int done, int total, double seconds) {
+    ctx.Progress(double(done) / total, h::StrFormat("ibedl fine-tune %d/%d (%.1f s)", done, total, seconds));
+  };
   return cache.emplace(key, RunExperiment(p)).first->second;
 }
 
@@ -334,7 +337,7 @@ CB_REGISTER_CLAIM(c5, {.id = "ibedl.C5",
                        .paper_setting = "IB-EDL's released predictions, OBQA as ID",
                        .metric = "AUROC_UM(K_OOD = 5) - AUROC_UM(K_OOD = 4), IB-EDL, mean over seeds",
                        .criterion = h::AllOf({h::Within(-1, 1, "UM AUROC shift, t-CI over seeds"),
-                                              h::Holds("the shift's CI excludes 0")}),
+                                              h::Holds("the shift's CI excludes 0", h::Verdict::kInconclusive)}),
                        .scale = h::Scale::kMechanism},
                   KShiftClaim);
 
