@@ -65,7 +65,8 @@ std::pair<std::vector<double>, std::vector<double>> LogitsAndU(const std::vector
 
 }  // namespace
 
-ExperimentResult RunExperiment(const ExperimentParams& p) {
+ExperimentResult RunExperiment(const ExperimentParams& p,
+                               const std::function<void(int, int, const RunResult&)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const cb::ref::lm::HfCheckpoint ck = cb::ref::lm::LoadCheckpoint(p.model_dir);
   const cb::ref::lm::BpeTokenizer tok = cb::ref::lm::BpeTokenizer::Load(p.model_dir);
@@ -122,7 +123,7 @@ ExperimentResult RunExperiment(const ExperimentParams& p) {
       r.has_ood = true;
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
-    if (p.progress) p.progress(++done, total, r.seconds);
+    if (progress) progress(++done, total, r);
     return r;
   };
 

@@ -37,7 +37,6 @@ struct ExperimentParams {
   double beta_clean = 1e-5, beta_noisy = 6e-5;  // the OBQA/Llama3 yamls
   std::vector<double> beta_sweep;  // extra IB-EDL runs (clean, seed 0) at these betas
   FineTuneOptions ft;              // method, seed and beta are set per run
-  std::function<void(int done, int total, double seconds)> progress;  // after each fine-tune
 };
 
 struct SplitMetrics {
@@ -69,7 +68,9 @@ struct ExperimentResult {
   std::vector<const RunResult*> Runs(Method m, double noise) const;
 };
 
-ExperimentResult RunExperiment(const ExperimentParams& params);
+// `progress` is called after each fine-tune with its result.
+ExperimentResult RunExperiment(const ExperimentParams& params,
+                               const std::function<void(int done, int total, const RunResult& run)>& progress = {});
 
 SplitMetrics ScoreSplit(const std::vector<cb::ref::ibedl::Prediction>& preds, const std::vector<int>& labels,
                         int k, bool evidential);

@@ -112,7 +112,7 @@ struct Sizes {
 };
 
 Sizes SizesFor(const h::ClaimContext& ctx) {
-  return ctx.ByProfile(Sizes{"smoke", 16, 8, 8, 3, 4, 2}, Sizes{"target", 160, 100, 100, 120, 8, 5},
+  return ctx.ByProfile(Sizes{"smoke", 16, 8, 8, 3, 4, 2}, Sizes{"target", 160, 60, 60, 60, 8, 3},
                        Sizes{"target", 320, 200, 200, 400, 8, 10});
 }
 
@@ -135,12 +135,14 @@ const ExperimentResult& Experiment(h::ClaimContext& ctx) {
   p.ft.steps = s.steps;
   p.ft.batch = s.batch;
   p.ft.warmup = std::min(10, s.steps / 10);
-  if (ctx.profile() != h::Profile::kSmoke) p.beta_sweep = {1e-3, 1e-1};
+  p.beta_sweep = ctx.ByProfile(std::vector<double>{}, std::vector<double>{1e-1}, std::vector<double>{1e-3, 1e-1});
   ctx.Progress(0, "ibedl fine-tunes");
-  p.progress = [&ctx](int done, int total, double seconds) {
-    ctx.Progress(double(done) / total, h::StrFormat("ibedl fine-tune %d/%d (%.1f s)", done, total, seconds));
+  auto progress = [&ctx](int done, int total, const RunResult& r) {
+    ctx.Progress(double(done) / total, h::StrFormat("ibedl fine-tune %d/%d %s noise %.1f: %.1f s, acc %.3f, ece %.3f",
+                                                    done, total, MethodName(r.method), r.noise, r.seconds, r.test.acc,
+                                                    r.test.ece));
   };
-  return cache.emplace(key, RunExperiment(p)).first->second;
+  return cache.emplace(key, RunExperiment(p, progress)).first->second;
 }
 
 std::string SettingOf(const h::ClaimContext& ctx, const ExperimentResult& r) {
@@ -202,9 +204,26 @@ void RecordCi(h::ClaimContext& ctx, const std::string& name, const nlohmann::jso
 // ---------------------------------------------------------------------------
 // C2 / C3: ECE.
 
+// Recorded beside C2 (not judged): the fine-tuned IB-EDL's mean S at the
+// clean beta (seed 0) and at the sweep's betas, the fine-tuned counterpart
+// of C6's free-head mechanism.
+void RecordBetaSweep(h::ClaimContext& ctx, const ExperimentResult& r) {
+  std::vector<const RunResult*> runs;
+  for (const RunResult* x : r.Runs(Method::kIbEdl, 0.0))
+    if (x->seed_index == 0) runs.push_back(x);
+  for (const RunResult& x : r.sweep) runs.push_back(&x);
+  for (const RunResult* x : runs) {
+    ctx.RecordExact({.case_name = "finetuned_mean_S", .backend = "cpu", .params = {{"beta", x->beta}},
+                     .metric = "mean_evidence_S", .value = x->test.mean_s, .n = 1});
+    ctx.RecordExact({.case_name = "finetuned_acc", .backend = "cpu", .params = {{"beta", x->beta}},
+                     .metric = "acc", .value = x->test.acc, .n = 1});
+  }
+}
+
 h::Outcome EceClaim(h::ClaimContext& ctx, double noise) {
   return WithExperiment(ctx, [&](const ExperimentResult& r) {
     RecordRuns(ctx, r, noise);
+    if (noise == 0) RecordBetaSweep(ctx, r);
     auto ece = [](const RunResult& x) { return x.test.ece; };
     auto acc = [](const RunResult& x) { return x.test.acc; };
     const auto ib = Field(r.Runs(Method::kIbEdl, noise), ece);
@@ -356,7 +375,10 @@ double HeadOnlyS(double beta, int B, int K, int steps, uint64_t seed) {
   for (int s = 0; s < steps; ++s) {
     for (double& e : eps) e = rng.Normal();
     ri::EvidentialLoss(c, B, K, mu, tail, labels, eps, dmu.data(), dtail.data());
-    for (size_t i = 0; i < mu.size(); ++i) mu[i] -= 2.0 * B * dmu[i], tail[i] -= 2.0 * B * dtail[i];
+    // Step 1 per example (the batch loss is a mean over B): the IB term's
+    // curvature in mu is beta per example, so a step of 1 is stable for every
+    // beta <= 1 of the sweep (a step of 2 makes mu oscillate at beta = 1).
+    for (size_t i = 0; i < mu.size(); ++i) mu[i] -= 1.0 * B * dmu[i], tail[i] -= 1.0 * B * dtail[i];
   }
   double S = 0;
   std::vector<double> e(size_t(20) * K);
@@ -380,29 +402,10 @@ h::Outcome BetaClaim(h::ClaimContext& ctx) {
   }
   bool decreasing = true;
   for (size_t i = 1; i < S.size(); ++i) decreasing = decreasing && S[i] < S[i - 1];
-  std::string note;
-  // Recorded only: the fine-tuned model's S at the experiment's betas (quick/full).
-  if (ctx.profile() != h::Profile::kSmoke) {
-    try {
-      const ExperimentResult& r = Experiment(ctx);
-      std::vector<const RunResult*> runs;
-      for (const RunResult* x : r.Runs(Method::kIbEdl, 0.0))
-        if (x->seed_index == 0) runs.push_back(x);
-      for (const RunResult& x : r.sweep) runs.push_back(&x);
-      for (const RunResult* x : runs) {
-        ctx.RecordExact({.case_name = "finetuned_mean_S", .backend = "cpu", .params = {{"beta", x->beta}},
-                         .metric = "mean_evidence_S", .value = x->test.mean_s, .n = 1});
-        note += h::StrFormat("; fine-tuned beta %g: S %.3f", x->beta, x->test.mean_s);
-      }
-    } catch (const std::runtime_error& e) {
-      note = std::string("; fine-tuned rows not recorded: ") + e.what();
-    }
-  }
   return ctx.Judge({h::Estimate::Check(decreasing)},
                    h::StrFormat("free head, B 32, K 4, J 20, %d GD steps; S at beta 0/1e-3/1e-2/1e-1/1: "
                                 "%.3f %.3f %.3f %.3f %.3f",
-                                steps, S[0], S[1], S[2], S[3], S[4]) +
-                       note);
+                                steps, S[0], S[1], S[2], S[3], S[4]));
 }
 
 CB_REGISTER_CLAIM(c6, {.id = "ibedl.C6",
