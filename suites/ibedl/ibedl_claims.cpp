@@ -112,7 +112,7 @@ struct Sizes {
 };
 
 Sizes SizesFor(const h::ClaimContext& ctx) {
-  return ctx.ByProfile(Sizes{"smoke", 16, 8, 8, 3, 4, 2}, Sizes{"target", 160, 60, 60, 60, 8, 3},
+  return ctx.ByProfile(Sizes{"smoke", 16, 8, 8, 3, 4, 2}, Sizes{"target", 160, 60, 60, 60, 8, 5},
                        Sizes{"target", 320, 200, 200, 400, 8, 10});
 }
 
