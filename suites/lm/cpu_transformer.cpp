@@ -570,26 +570,47 @@ double CpuTransformer::Loss(const Batch& b) const {
 double CpuTransformer::LossAndGrad(const Batch& b, std::span<float> grad) const {
   CheckBatch(b);
   CheckGradBuffer(grad);
-  const int M = b.batch * b.seq, D = config_.hidden_size, V = config_.vocab_size;
+  const int M = b.batch * b.seq, V = config_.vocab_size;
   Acts acts;
   const std::vector<float> logits = Run(b.tokens, b.batch, b.seq, &acts, nullptr);
   std::vector<float> dlogits;  // [M, V]
   const double loss = CrossEntropy(logits, M, V, b, &dlogits);
+  BackwardFromLogits(acts, b.tokens, b.batch, b.seq, dlogits, grad);
+  return loss;
+}
 
+double CpuTransformer::LogitLossAndGrad(std::span<const int> tokens, int batch, int seq,
+                                        const LogitLoss& loss_fn, std::span<float> grad) const {
+  const size_t M = static_cast<size_t>(batch) * seq;
+  if (batch <= 0 || seq <= 0 || tokens.size() != M)
+    throw std::invalid_argument("logit loss: tokens must hold batch x seq = " + std::to_string(M) +
+                                " entries");
+  CheckGradBuffer(grad);
+  Acts acts;
+  const std::vector<float> logits = Run(tokens, batch, seq, &acts, nullptr);
+  std::vector<float> dlogits(logits.size(), 0.0f);  // [M, V]
+  const double loss = loss_fn(logits, dlogits);
+  BackwardFromLogits(acts, tokens, batch, seq, dlogits, grad);
+  return loss;
+}
+
+void CpuTransformer::BackwardFromLogits(const Acts& acts, std::span<const int> tokens, int batch,
+                                        int seq, const std::vector<float>& dlogits,
+                                        std::span<float> grad) const {
+  const int M = batch * seq, D = config_.hidden_size, V = config_.vocab_size;
   std::fill(grad.begin(), grad.end(), 0.0f);
   float* G = grad.data();
   // logits = xf head^T: dhead += dlogits^T xf, dxf = dlogits head (tied: head = embed).
   GemmTN(V, D, M, 1, dlogits.data(), V, acts.xf.data(), D, 1, G + head_, D);
   std::vector<float> dxf(size_t(M) * D);
   GemmNN(M, D, V, 1, dlogits.data(), V, &params_[head_], D, 0, dxf.data(), D);
-  const std::vector<float> dx = BackwardBlocks(acts, dxf, b.batch, b.seq, G);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, batch, seq, G);
   // x0 = embed[tokens]: rows of repeated tokens add up (in position order).
   for (int t = 0; t < M; ++t) {
-    float* ge = G + embed_ + size_t(b.tokens[t]) * D;
+    float* ge = G + embed_ + size_t(tokens[t]) * D;
     const float* dxt = &dx[size_t(t) * D];
     for (int i = 0; i < D; ++i) ge[i] += dxt[i];
   }
-  return loss;
 }
 
 void CpuTransformer::CheckGradBuffer(std::span<float> grad) const {

@@ -156,6 +156,13 @@ class CpuTransformer {
   double LossAndGrad(const Batch& batch, std::span<float> grad) const;
   // The loss alone (no activations kept).
   double Loss(const Batch& batch) const;
+  // A loss of the logits that the caller computes (e.g. an evidential head on
+  // the last position): `loss` gets the logits [B*T, V] and writes d loss /
+  // d logits into `dlogits` [B*T, V] (zero on entry), returning the loss;
+  // `grad` [num_params] receives the parameter gradient (overwritten).
+  using LogitLoss = std::function<double(std::span<const float> logits, std::span<float> dlogits)>;
+  double LogitLossAndGrad(std::span<const int> tokens, int batch, int seq, const LogitLoss& loss,
+                          std::span<float> grad) const;
 
   // Patch mode: class logits [B, num_labels] of `batch` images, each
   // [C, Hi, Wi] row-major, side by side in `images`; the mean cross-entropy
@@ -210,6 +217,9 @@ class CpuTransformer {
   // G, the flat gradient); returns d loss / d x0 [B*T, D].
   std::vector<float> BackwardBlocks(const Acts& acts, const std::vector<float>& dxf, int batch,
                                     int seq, float* G) const;
+  // From d loss / d logits [B*T, V] to every parameter gradient (`grad` overwritten).
+  void BackwardFromLogits(const Acts& acts, std::span<const int> tokens, int batch, int seq,
+                          const std::vector<float>& dlogits, std::span<float> grad) const;
   // Patch mode: images -> patches [B*N, C*P*P]; class logits [B, L].
   std::vector<float> Patchify(std::span<const float> images, int batch) const;
   std::vector<float> RunImages(std::span<const float> images, int batch, Acts* acts,

@@ -41,16 +41,28 @@ LoraAdapters::LoraAdapters(const CpuTransformer& model, LoraSpec spec, uint64_t 
   if (spec_.rank < 1) throw std::invalid_argument("lora: rank must be >= 1");
   if (spec_.targets.empty()) throw std::invalid_argument("lora: no target modules");
   scale_ = static_cast<float>(spec_.alpha / spec_.rank);
-  for (const std::string& t : spec_.targets)
+  bool head = false;
+  for (const std::string& t : spec_.targets) {
+    if (t == "lm_head") {
+      // The untied output projection only (a tied head is the embedding).
+      if (model.config().tie_word_embeddings)
+        throw std::invalid_argument("lora: target lm_head on a model with tied embeddings");
+      head = true;
+      continue;
+    }
     if (!ModuleGroup(t))
       throw std::invalid_argument("lora: unknown target module '" + t +
-                                  "' (q_proj k_proj v_proj o_proj gate_proj up_proj down_proj)");
+                                  "' (q_proj k_proj v_proj o_proj gate_proj up_proj down_proj lm_head)");
+  }
+  // Sites in PEFT's module order: every layer's projections, then lm_head.
+  std::vector<std::string> names;
+  for (int l = 0; l < model.config().num_hidden_layers; ++l)
+    for (const std::string& t : spec_.targets)
+      if (t != "lm_head") names.push_back("model.layers." + std::to_string(l) + "." + ModuleGroup(t) + "." + t + ".weight");
+  if (head) names.push_back("lm_head.weight");
   cb::harness::Rng rng(seed, 0);
   const int r = spec_.rank;
-  for (int l = 0; l < model.config().num_hidden_layers; ++l)
-    for (const std::string& t : spec_.targets) {
-      const std::string name =
-          "model.layers." + std::to_string(l) + "." + ModuleGroup(t) + "." + t + ".weight";
+  for (const std::string& name : names) {
       const ParamSlot& s = model.slot(name);
       Site site{name, s.offset, static_cast<int>(s.shape[0]), static_cast<int>(s.shape[1]),
                 params_.size(), 0, {}};

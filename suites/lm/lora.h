@@ -33,7 +33,8 @@ struct LoraSpec {
   int rank = 8;
   double alpha = 16;
   // Module names matched against every layer: q_proj k_proj v_proj o_proj
-  // gate_proj up_proj down_proj.
+  // gate_proj up_proj down_proj; and lm_head (the untied output projection,
+  // once; refused on a tied model).
   std::vector<std::string> targets = {"q_proj", "v_proj"};
 };
 
