@@ -73,8 +73,8 @@ int DenseThreads(int64_t t) {
 }
 const bool kDenseCpuRegistered = [] {
   for (int64_t t = 1 << 12; t <= (1 << 18); t *= 4) {
-    benchmark::RegisterBenchmark(
-        "radar/cpu/dense/access:read/threads:" + std::to_string(DenseThreads(t)), DenseCpuBench)
+    const std::string name = "radar/cpu/dense/access:read/threads:" + std::to_string(DenseThreads(t));
+    benchmark::RegisterBenchmark(name.c_str(), DenseCpuBench)  // the name is copied
         ->ArgNames({"tokens"})
         ->Arg(t)
         ->Unit(benchmark::kMillisecond)
