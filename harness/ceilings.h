@@ -48,7 +48,7 @@ struct CeilingMeasurement {
   nlohmann::json detail;
 };
 
-// The CPU ceilings. quick: sizes and repetitions that finish in about 2 s
+// The CPU ceilings. quick: sizes and repetitions that take about 2 s of CPU
 // on a 2-core machine (1024^3 SGEMM, 3 repetitions; copy buffers and STREAM
 // arrays of max(32 MiB, 4x the last-level cache), capped at 1 GiB; STREAM
 // kernels 2 repetitions after a warm-up); otherwise 2048^3, more repetitions
