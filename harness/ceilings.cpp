@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "harness/backend.h"
+#include "harness/blas_info.h"
 #include "harness/energy.h"
 #include "harness/random.h"
 #include "harness/stats.h"
@@ -144,6 +145,152 @@ CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
                           {"method", "memcpy, one slice per thread"}});
 }
 
+// The STREAM kernels (McCalpin, "Memory Bandwidth and Machine Balance",
+// 1995; stream.c v5.10) on doubles, with STREAM's byte counts: only the
+// bytes the kernel names, read + written; the write-allocate read of a
+// destination line is not counted, exactly as STREAM does not.
+enum class StreamKernel { kCopy, kScale, kAdd, kTriad, kRead };
+
+struct StreamSpec {
+  StreamKernel kernel;
+  const char* name;     // ceiling name without the thread suffix
+  const char* formula;  // for the detail JSON
+  int arrays;           // arrays touched
+  int bytes_per_elem;   // counted bytes per element
+};
+
+constexpr StreamSpec kStream[] = {
+    {StreamKernel::kCopy, "cpu_stream_copy", "c[i] = a[i]", 2, 16},
+    {StreamKernel::kScale, "cpu_stream_scale", "b[i] = q * c[i]", 2, 16},
+    {StreamKernel::kAdd, "cpu_stream_add", "c[i] = a[i] + b[i]", 3, 24},
+    {StreamKernel::kTriad, "cpu_stream_triad", "a[i] = b[i] + q * c[i]", 3, 24},
+    {StreamKernel::kRead, "cpu_stream_read", "s += a[i] (read only, 16 partial sums)", 1, 8},
+};
+
+// GCC/Clang vector of 4 doubles: the compiler lowers it to whatever SIMD
+// the target has, so the read-only sum is not bound by one scalar add chain
+// (a plain `s += a[i]` cannot be vectorised without -ffast-math).
+typedef double V4 __attribute__((vector_size(32)));
+
+// sum of a[b, e) with 4 independent vector accumulators; (e - b) % 16 == 0.
+double SumSlice(const double* a, size_t b, size_t e) {
+  V4 s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+  for (size_t i = b; i < e; i += 16) {
+    V4 x0, x1, x2, x3;
+    std::memcpy(&x0, a + i, sizeof x0);
+    std::memcpy(&x1, a + i + 4, sizeof x1);
+    std::memcpy(&x2, a + i + 8, sizeof x2);
+    std::memcpy(&x3, a + i + 12, sizeof x3);
+    s0 += x0;
+    s1 += x1;
+    s2 += x2;
+    s3 += x3;
+  }
+  const V4 s = (s0 + s1) + (s2 + s3);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// The three STREAM arrays, allocated and faulted in once for all ten STREAM
+// ceilings (page faults of ~400 MiB cost more than the kernels themselves).
+struct StreamArrays {
+  explicit StreamArrays(size_t elements)
+      : n(elements),
+        a_buf(n * sizeof(double)),
+        b_buf(n * sizeof(double)),
+        c_buf(n * sizeof(double)),
+        a(reinterpret_cast<double*>(a_buf.data)),
+        b(reinterpret_cast<double*>(b_buf.data)),
+        c(reinterpret_cast<double*>(c_buf.data)) {}
+  size_t n;
+  AlignedBytes a_buf, b_buf, c_buf;
+  double *a, *b, *c;
+};
+
+// Elements per STREAM array: each >= 4x the whole LLC (STREAM's rule), so
+// every kernel streams from DRAM; quick keeps the floor at 32 MiB an array,
+// full at 128 MiB; a multiple of 16 (SumSlice's stride).
+size_t StreamElements(bool quick) {
+  const int64_t llc = LastLevelCacheBytes();
+  const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
+  const size_t bytes = std::min<size_t>(size_t{1} << 30, std::max<size_t>(floor_bytes, 4 * llc));
+  return bytes / sizeof(double) / 16 * 16;
+}
+
+CeilingMeasurement StreamBandwidth(bool quick, int threads, const StreamSpec& spec,
+                                   std::string name, StreamArrays& arrays) {
+  const int64_t llc = LastLevelCacheBytes();
+  const size_t n = arrays.n;
+  double* a = arrays.a;
+  double* b = arrays.b;
+  double* c = arrays.c;
+  // Slices in elements, 16-aligned so SumSlice's stride divides each.
+  const size_t slice = ((n / threads) + 15) & ~size_t{15};
+  auto run = [&](auto fn) {
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) {
+      pool.emplace_back(fn, t, std::min(n, slice * t), std::min(n, slice * (t + 1)));
+    }
+    fn(0, size_t{0}, std::min(n, slice));
+    for (auto& th : pool) th.join();
+  };
+  // STREAM's values, reset before each kernel so its check below is exact.
+  run([&](int, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) a[i] = 1.0, b[i] = 2.0, c[i] = 0.0;
+  });
+  const double q = 3.0;
+  std::vector<double> partial(static_cast<size_t>(threads), 0.0);
+  const int warmup = 1, reps = quick ? 2 : 7;
+  std::vector<double> samples;  // GB/s
+  for (int r = 0; r < warmup + reps; ++r) {
+    const auto t0 = Clock::now();
+    run([&](int t, size_t lo, size_t hi) {
+      switch (spec.kernel) {
+        case StreamKernel::kCopy: for (size_t i = lo; i < hi; ++i) c[i] = a[i]; break;
+        case StreamKernel::kScale: for (size_t i = lo; i < hi; ++i) b[i] = q * c[i]; break;
+        case StreamKernel::kAdd: for (size_t i = lo; i < hi; ++i) c[i] = a[i] + b[i]; break;
+        case StreamKernel::kTriad: for (size_t i = lo; i < hi; ++i) a[i] = b[i] + q * c[i]; break;
+        case StreamKernel::kRead: partial[static_cast<size_t>(t)] += SumSlice(a, lo, hi); break;
+      }
+    });
+    const double s = Seconds(t0, Clock::now());  // wall time
+    if (r >= warmup) samples.push_back(double(spec.bytes_per_elem) * double(n) / s / 1e9);
+  }
+  // The results stay observable, and are checked: a kernel that did not run
+  // (or was optimised away) throws instead of reporting a bandwidth.
+  const size_t mid = n / 2;
+  bool ok = true;
+  switch (spec.kernel) {
+    case StreamKernel::kCopy: ok = c[mid] == 1.0; break;
+    case StreamKernel::kScale: ok = b[mid] == 0.0; break;  // c was 0
+    case StreamKernel::kAdd: ok = c[mid] == 3.0; break;
+    case StreamKernel::kTriad: ok = a[mid] == 2.0; break;  // 2 + 3 * 0
+    case StreamKernel::kRead: {
+      double total = 0;
+      for (double p : partial) total += p;
+      ok = total == double(n) * (warmup + reps);  // every a[i] == 1, exact in fp64
+      break;
+    }
+  }
+  if (!ok) throw std::runtime_error(std::string("CPU ceiling ") + spec.name + ": wrong result");
+  return FromSamples(std::move(name), "GB/s", samples, warmup,
+                     json{{"bytes_per_array", n * sizeof(double)},
+                          {"arrays", spec.arrays},
+                          {"elements", n},
+                          {"kernel", spec.formula},
+                          {"bytes_counted_per_element", spec.bytes_per_elem},
+                          {"bytes_counted",
+                           spec.kernel == StreamKernel::kRead ? "read" : "read+write"},
+                          {"write_allocate_counted", false},
+                          {"non_temporal_stores", false},
+                          {"last_level_cache_bytes", llc},
+                          {"threads", threads},
+                          {"timing", "wall clock (steady_clock) around all threads"},
+                          {"method",
+                           "STREAM (McCalpin) kernel on fp64 arrays >= 4x LLC, one contiguous "
+                           "slice per std::thread, first touch by the owning thread, plain stores "
+                           "(compiler -O2 vectorisation), best of the repetitions"}});
+}
+
 // Operands uniform in (-1, 1) from the project's generator (DESIGN §4):
 // element i is 2 u_i - 1 with u_i = PhiloxUniformAt(seed, 0, i), the same
 // values the GPU ceilings generate on the device. Never zeros, which could
@@ -212,8 +359,12 @@ CeilingMeasurement Sgemm(bool quick) {
   }
   std::string thread_source;
   const int threads = BlasThreads(&thread_source);
+  const BlasInfo blas = DetectBlas();
+  const std::string warning = GenericBlasWarning(blas, CpuFlags());
   return FromSamples("cpu_sgemm", "GFLOP/s", samples, warmup,
                      json{{"n", n},
+                          {"blas", ToJson(blas)},
+                          {"warning", warning.empty() ? json(nullptr) : json(warning)},
                           {"flops_per_call", flops},
                           {"threads", threads},
                           {"threads_from", thread_source},
@@ -261,6 +412,11 @@ std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick) {
   std::vector<CeilingMeasurement> out;
   out.push_back(CopyBandwidth(quick, cores, "cpu_copy_bandwidth"));
   out.push_back(CopyBandwidth(quick, 1, "cpu_copy_bandwidth_1t"));
+  StreamArrays arrays(StreamElements(quick));
+  for (const StreamSpec& spec : kStream) {
+    out.push_back(StreamBandwidth(quick, cores, spec, spec.name, arrays));
+    out.push_back(StreamBandwidth(quick, 1, spec, std::string(spec.name) + "_1t", arrays));
+  }
   out.push_back(Sgemm(quick));
   return out;
 }

@@ -8,7 +8,18 @@
 //                                   all logical cores, bytes read + written
 //   cpu_copy_bandwidth_1t  GB/s     the same on one thread (for results that
 //                                   run on one core)
-//   cpu_sgemm              GFLOP/s  cblas_sgemm (OpenBLAS), 2 n^3 flops
+//   cpu_stream_copy        GB/s     STREAM kernels (McCalpin) on fp64 arrays
+//   cpu_stream_scale                 each >= 4x the LLC, all logical cores,
+//   cpu_stream_add                   wall time, STREAM's byte counts (copy,
+//   cpu_stream_triad                 scale 16 B/element; add, triad 24; no
+//   cpu_stream_read                  write-allocate); read: a read-only sum,
+//                                    8 B/element. Plain stores (detail says
+//                                    non_temporal_stores: false).
+//   cpu_stream_*_1t        GB/s     the same five on one thread
+//   cpu_sgemm              GFLOP/s  cblas_sgemm (OpenBLAS), 2 n^3 flops;
+//                                    detail.blas names the library and core
+//                                    as loaded, detail.warning says when it
+//                                    runs generic kernels (harness/blas_info.h)
 //   gpu_copy_bandwidth     GB/s     cudaMemcpyAsync device-to-device, bytes
 //                                   read + written, CUDA events
 //   gpu_sgemm              TFLOP/s  cuBLAS FP32 GEMM (no TF32), 2 n^3 flops
@@ -37,10 +48,11 @@ struct CeilingMeasurement {
   nlohmann::json detail;
 };
 
-// The CPU ceilings. quick: sizes and repetitions that finish in well under
-// 2 s on a 2-core machine (1024^3 SGEMM, 3 repetitions, copy buffers of
-// max(32 MiB, 4x the last-level cache), capped at 1 GiB); otherwise 2048^3,
-// more repetitions and a 128 MiB floor. Throws std::runtime_error when a
+// The CPU ceilings. quick: sizes and repetitions that take about 2 s of CPU
+// on a 2-core machine (1024^3 SGEMM, 3 repetitions; copy buffers and STREAM
+// arrays of max(32 MiB, 4x the last-level cache), capped at 1 GiB; STREAM
+// kernels 2 repetitions after a warm-up); otherwise 2048^3, more repetitions
+// and a 128 MiB floor. Throws std::runtime_error when a
 // check of the work fails.
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
 

@@ -39,12 +39,23 @@ void ExpectSane(const CeilingMeasurement& c) {
   EXPECT_LE(c.detail.at("median").get<double>(), c.value) << c.name;
 }
 
+// Measured once for the tests below (a few seconds on a loaded 2-core box).
+const std::map<std::string, CeilingMeasurement>& QuickCpu() {
+  static const auto* const m =
+      new std::map<std::string, CeilingMeasurement>(ByName(MeasureCpuCeilings(/*quick=*/true)));
+  return *m;
+}
+
 TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
-  const auto ceilings = ByName(MeasureCpuCeilings(/*quick=*/true));
-  ASSERT_EQ(ceilings.size(), 3u);
-  const std::map<std::string, std::string> units = {{"cpu_copy_bandwidth", "GB/s"},
-                                                    {"cpu_copy_bandwidth_1t", "GB/s"},
-                                                    {"cpu_sgemm", "GFLOP/s"}};
+  const auto& ceilings = QuickCpu();
+  ASSERT_EQ(ceilings.size(), 13u);
+  std::map<std::string, std::string> units = {{"cpu_copy_bandwidth", "GB/s"},
+                                              {"cpu_copy_bandwidth_1t", "GB/s"},
+                                              {"cpu_sgemm", "GFLOP/s"}};
+  for (const char* k : {"copy", "scale", "add", "triad", "read"}) {
+    units[std::string("cpu_stream_") + k] = "GB/s";
+    units[std::string("cpu_stream_") + k + "_1t"] = "GB/s";
+  }
   for (const auto& [name, unit] : units) {
     ASSERT_TRUE(ceilings.count(name)) << name;
     const CeilingMeasurement& c = ceilings.at(name);
@@ -70,9 +81,43 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   EXPECT_EQ(copy.detail.at("bytes_per_buffer").get<int64_t>(), quick_bytes);
   EXPECT_EQ(ceilings.at("cpu_sgemm").detail.at("n"), 1024);
   for (const auto& [name, unit] : units) {
-    EXPECT_EQ(ceilings.at(name).detail.at("repetitions"), 3) << name;
-    EXPECT_EQ(ceilings.at(name).detail.at("samples").size(), 3u) << name;
+    const int reps = name.rfind("cpu_stream_", 0) == 0 ? 2 : 3;  // ceilings.h quick sizes
+    EXPECT_EQ(ceilings.at(name).detail.at("repetitions"), reps) << name;
+    EXPECT_EQ(ceilings.at(name).detail.at("samples").size(), size_t(reps)) << name;
   }
+}
+
+TEST(CeilingsTest, StreamCeilingsSayTheirThreadsAccessAndMethod) {
+  const auto& ceilings = QuickCpu();
+  const int64_t llc = LastLevelCacheBytes();
+  const std::map<std::string, std::pair<int, std::string>> kernels = {
+      {"copy", {16, "read+write"}}, {"scale", {16, "read+write"}}, {"add", {24, "read+write"}},
+      {"triad", {24, "read+write"}}, {"read", {8, "read"}}};
+  for (const auto& [k, want] : kernels) {
+    for (const bool one : {false, true}) {
+      const std::string name = "cpu_stream_" + k + (one ? "_1t" : "");
+      ASSERT_TRUE(ceilings.count(name)) << name;
+      const auto& d = ceilings.at(name).detail;
+      EXPECT_EQ(d.at("threads").get<unsigned>(), one ? 1u : std::thread::hardware_concurrency())
+          << name;
+      EXPECT_EQ(d.at("bytes_counted_per_element"), want.first) << name;
+      EXPECT_EQ(d.at("bytes_counted"), want.second) << name;
+      EXPECT_EQ(d.at("non_temporal_stores"), false) << name;
+      EXPECT_NE(d.at("method").get<std::string>().find("STREAM"), std::string::npos) << name;
+      // Each array well beyond the last-level cache, or it measures the cache.
+      EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
+    }
+  }
+}
+
+TEST(CeilingsTest, SgemmCeilingNamesTheBlasAsLoaded) {
+  const auto& ceilings = QuickCpu();
+  const auto& d = ceilings.at("cpu_sgemm").detail;
+  ASSERT_TRUE(d.contains("blas"));
+  EXPECT_EQ(d.at("blas").at("vendor"), "OpenBLAS") << "the default build links OpenBLAS";
+  EXPECT_NE(d.at("blas").at("corename"), "unknown");
+  ASSERT_TRUE(d.contains("warning"));  // null, or the generic-kernel warning
+  EXPECT_TRUE(d.at("warning").is_null() || d.at("warning").is_string());
 }
 
 TEST(CeilingsTest, LastLevelCacheIsReadFromSysfs) {

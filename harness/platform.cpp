@@ -2,7 +2,8 @@
 // -----------------------------------------------------------------------------
 // DetectPlatform(): the fingerprint of harness/platform.h, read from Linux's
 // /proc and /sys, uname(2), /etc/os-release, harness/build_info.h, the CUDA
-// runtime (harness/device_info.h) and NVML (harness/energy.h).
+// runtime (harness/device_info.h), NVML (harness/energy.h) and the loaded
+// BLAS (harness/blas_info.h).
 #include "harness/platform.h"
 
 #include <sys/utsname.h>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/blas_info.h"
 #include "harness/build_info.h"
 #include "harness/device_info.h"
 #include "harness/energy.h"
@@ -206,6 +208,9 @@ Platform DetectPlatform() {
     j["nvidia_driver"] = nvml_reason;
   }
   j["gpus"] = GpusJson(nvml);
+  // The BLAS as loaded: the same build runs other kernels on another CPU
+  // (OpenBLAS dispatches at load), so the core is part of what was measured.
+  j["blas"] = ToJson(DetectBlas());
 
   Platform p;
   p.json = std::move(j);

@@ -8,8 +8,8 @@
 //
 // Only stable facts go into the hashed JSON: CPU model, microcode and flags,
 // core count, memory (rounded to GiB), kernel release, OS, compiler and build
-// flags, CUDA runtime/driver, NVIDIA driver, and each GPU's static
-// properties. Volatile state (load, current clocks, hostname, time) would give
+// flags, CUDA runtime/driver, NVIDIA driver, each GPU's static
+// properties, and the BLAS as loaded (library, version, OpenBLAS core). Volatile state (load, current clocks, hostname, time) would give
 // every run its own hash; it is in DescribeVolatileState(), stored beside the
 // fingerprint but never hashed.
 #ifndef CB_HARNESS_PLATFORM_H_
@@ -35,6 +35,7 @@ struct Platform {
   //   gpus    [{index, name, cc, sm_count, memory_bytes, l2_bytes,
   //             sm_clock_khz, memory_clock_khz, memory_bus_bits, uuid,
   //             vbios, power_limit_mw}]
+  //   blas    {library, vendor, version, corename, config}  (harness/blas_info.h)
   nlohmann::json json;
   Hash128 hash;  // == HashPlatformJson(json)
 };

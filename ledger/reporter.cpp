@@ -206,6 +206,28 @@ std::vector<Result> BenchmarkResults(std::span<const Run> reps, uint64_t seed) {
   return out;
 }
 
+namespace {
+
+// The CPU ceiling a bandwidth row divides by (reporter.h AddCeilingFractions).
+std::string CpuBandwidthCeiling(const Result& r) {
+  // Threads: the benchmark's own declaration (a "threads:N" name axis, for
+  // kernels that spawn their own workers) wins over Google Benchmark's count.
+  int threads = r.threads;
+  if (r.params.contains("threads") && r.params.at("threads").is_number_integer()) {
+    threads = r.params.at("threads").get<int>();
+  }
+  const std::string suffix = threads <= 1 ? "_1t" : "";
+  const std::string access =
+      r.params.contains("access") && r.params.at("access").is_string()
+          ? r.params.at("access").get<std::string>()
+          : "";
+  if (access == "read") return "cpu_stream_read" + suffix;
+  if (access == "rw") return "cpu_stream_copy" + suffix;
+  return "cpu_copy_bandwidth" + suffix;  // undeclared: the memcpy ceiling
+}
+
+}  // namespace
+
 void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>* rows) {
   // Benchmark counters are in units per second; ceilings in their own unit.
   auto find = [&](const std::string& name) -> const Ceiling* {
@@ -219,8 +241,10 @@ void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>*
     const Result& r = (*rows)[i];
     const bool gpu = r.backend == "cuda";
     std::string ceiling_name;
-    if (r.metric == "bytes_per_second") ceiling_name = gpu ? "gpu_copy_bandwidth" : "cpu_copy_bandwidth";
+    if (r.metric == "bytes_per_second") ceiling_name = gpu ? "gpu_copy_bandwidth" : CpuBandwidthCeiling(r);
     if (r.metric == "flops") ceiling_name = gpu ? "gpu_sgemm" : "cpu_sgemm";
+    // No matching ceiling (e.g. a ledger measured before the thread-matched
+    // ones existed): no row, rather than a fraction of the wrong limit.
     const Ceiling* c = ceiling_name.empty() ? nullptr : find(ceiling_name);
     if (c == nullptr) continue;
     const double limit = c->value * PerSecond(c->unit);

@@ -77,8 +77,13 @@ std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporte
 
 // For every bandwidth or FLOP-rate row, adds a row that states it as a
 // fraction of the platform's ceiling (DESIGN §5), so "how close to the limit"
-// is a number in the ledger: counter "bytes_per_second" against
-// cpu_copy_bandwidth (gpu_copy_bandwidth for backend "cuda"), counter
+// is a number in the ledger: counter "bytes_per_second" against the CPU
+// bandwidth ceiling that matches the benchmark by construction (issue 32),
+// picked from its named axes: "access:read" -> cpu_stream_read, "access:rw"
+// -> cpu_stream_copy, undeclared -> cpu_copy_bandwidth (memcpy); with the
+// "_1t" ceiling when its threads (a "threads:N" axis, else Google
+// Benchmark's thread count) are 1, the all-core one otherwise
+// (gpu_copy_bandwidth for backend "cuda"), counter
 // "flops" (a rate) against cpu_sgemm (gpu_sgemm), each ceiling converted to
 // per second by its unit (GB/s, TB/s, GFLOP/s, TFLOP/s). The new row's metric
 // is "<counter>_fraction_of_<ceiling>", unit "1", params + {"ceiling":

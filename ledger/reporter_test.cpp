@@ -147,9 +147,55 @@ TEST(ReporterTest, AggregatesAreIgnoredAndRowsWrittenWhenRepetitionsAreIn) {
   EXPECT_EQ(reporter.errors(), 0);
 }
 
+// Issue 32: a bandwidth row divides by the ceiling of its own access
+// pattern and thread count, never by the 2-thread copy ceiling by default.
+TEST(ReporterTest, BandwidthFractionsMatchAccessAndThreadsByConstruction) {
+  const std::vector<Ceiling> ceilings = {
+      {"cpu_copy_bandwidth", 40, "GB/s"},      {"cpu_copy_bandwidth_1t", 20, "GB/s"},
+      {"cpu_stream_read", 50, "GB/s"},         {"cpu_stream_read_1t", 25, "GB/s"},
+      {"cpu_stream_copy", 30, "GB/s"},         {"cpu_stream_copy_1t", 15, "GB/s"}};
+  auto row = [](nlohmann::json params, int threads) {
+    return Result{.suite = "s", .case_name = "k", .backend = "cpu", .params = std::move(params),
+                  .metric = "bytes_per_second", .value = 10e9, .threads = threads};
+  };
+  auto ceiling_of = [&](const Result& r) {
+    std::vector<Result> rows = {r};
+    AddCeilingFractions(ceilings, &rows);
+    EXPECT_EQ(rows.size(), 2u);
+    return rows.size() == 2 ? rows[1].params.at("ceiling").at("name").get<std::string>() : "";
+  };
+  // A 1-thread benchmark divides by a 1-thread ceiling; a read-only kernel by the read ceiling.
+  EXPECT_EQ(ceiling_of(row({{"access", "read"}, {"threads", 1}}, 1)), "cpu_stream_read_1t");
+  EXPECT_EQ(ceiling_of(row({{"access", "read"}, {"threads", 2}}, 1)), "cpu_stream_read");
+  EXPECT_EQ(ceiling_of(row({{"access", "rw"}, {"threads", 1}}, 1)), "cpu_stream_copy_1t");
+  EXPECT_EQ(ceiling_of(row({{"access", "rw"}}, 4)), "cpu_stream_copy")
+      << "Google Benchmark's own thread count when no threads axis";
+  // Undeclared access: the memcpy ceiling, still thread-matched.
+  EXPECT_EQ(ceiling_of(row(nlohmann::json::object(), 1)), "cpu_copy_bandwidth_1t");
+  EXPECT_EQ(ceiling_of(row(nlohmann::json::object(), 2)), "cpu_copy_bandwidth");
+  std::vector<Result> rows = {row({{"access", "read"}, {"threads", 1}}, 1)};
+  AddCeilingFractions(ceilings, &rows);
+  EXPECT_DOUBLE_EQ(rows[1].value, 10.0 / 25);
+  EXPECT_EQ(rows[1].metric, "bytes_per_second_fraction_of_cpu_stream_read_1t");
+  // A declared ceiling the ledger lacks (one measured before it existed): no
+  // row, rather than a fraction of another limit.
+  std::vector<Result> old = {row({{"access", "read"}, {"threads", 1}}, 1)};
+  AddCeilingFractions(std::vector<Ceiling>{{"cpu_copy_bandwidth", 40, "GB/s"}}, &old);
+  EXPECT_EQ(old.size(), 1u);
+}
+
+// The names as registered carry the axes the reporter reads.
+TEST(ReporterTest, AccessAndThreadsAxesAreParsedFromTheName) {
+  const auto axes = SplitBenchmarkAxes("cpu/dense/access:read/threads:2/tokens:262144/real_time");
+  EXPECT_EQ(axes.case_name, "cpu/dense/real_time");
+  EXPECT_EQ(axes.params.at("access"), "read");
+  EXPECT_EQ(axes.params.at("threads"), 2);
+}
+
 TEST(ReporterTest, BandwidthAndFlopRowsGetCeilingFractions) {
   Result bw{.suite = "s", .case_name = "copy/cpu", .backend = "cpu", .metric = "bytes_per_second",
-            .value = 20e9, .ci_low = 19e9, .ci_high = 21e9, .samples = {19e9, 20e9, 21e9}};
+            .value = 20e9, .ci_low = 19e9, .ci_high = 21e9, .samples = {19e9, 20e9, 21e9},
+            .threads = 2};  // two threads, access undeclared: the all-core memcpy ceiling
   Result gpu_flops{.suite = "s", .case_name = "gemm/cuda", .backend = "cuda", .metric = "flops",
                    .value = 5e12};
   Result time{.suite = "s", .case_name = "copy/cpu", .metric = "real_time", .value = 100};

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "harness/blas_info.h"
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
 
@@ -36,6 +37,10 @@ int List(bool json) {
       out["backends"].push_back(
           {{"name", std::string(h::BackendName(b))}, {"available", st.ok}, {"reason", st.reason}});
     }
+    const h::BlasInfo blas = h::DetectBlas();
+    const std::string warning = h::GenericBlasWarning(blas, h::CpuFlags());
+    out["blas"] = h::ToJson(blas);
+    out["blas"]["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
     for (const auto& [suite, n] : claims_per_suite) out["suites"].push_back({{"name", suite}, {"claims", n}});
     for (const auto& def : h::RegisteredClaims()) {
       const auto& s = def.spec;
@@ -56,6 +61,14 @@ int List(bool json) {
     const auto st = h::Availability(b);
     std::printf("  %-6s %s\n", std::string(h::BackendName(b)).c_str(),
                 st.ok ? "available" : ("unavailable: " + st.reason).c_str());
+  }
+  // The BLAS as loaded (harness/blas_info.h): GEMM-bound results depend on
+  // which kernels OpenBLAS picked for this CPU.
+  const h::BlasInfo blas = h::DetectBlas();
+  std::printf("\nblas\n  %s %s, core %s (%s)\n", blas.vendor.c_str(), blas.version.c_str(),
+              blas.corename.c_str(), blas.library.c_str());
+  if (const std::string w = h::GenericBlasWarning(blas, h::CpuFlags()); !w.empty()) {
+    std::printf("  %s\n", w.c_str());
   }
   std::printf("\nsuites\n");
   for (const auto& [suite, n] : claims_per_suite) std::printf("  %-16s %d claims\n", suite.c_str(), n);

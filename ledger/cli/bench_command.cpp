@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/blas_info.h"
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
 #include "ledger/cli/common.h"
@@ -103,6 +104,11 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   cb::harness::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
+  // A warning only (issue 32): FLOP-bound rows and their cpu_sgemm fractions
+  // are then of OpenBLAS's generic kernels, not of this CPU.
+  if (const std::string w = cb::harness::GenericBlasWarning(meta.platform); !w.empty()) {
+    std::printf("%s\n", w.c_str());
+  }
   auto ceilings = EnsureCeilings(ledger, meta.platform_hash, o.remeasure_ceilings);
   if (cb::harness::InterruptRequested()) {
     throw UsageError("interrupted before the run started; no run recorded");

@@ -148,14 +148,16 @@ void ScoreCpu(benchmark::State& state, LogitType type, int threads, CpuPath path
   state.counters["avx512"] = (path == CpuPath::kAuto ? BestCpuPath() : path) == CpuPath::kAvx512;
 }
 int AllCores() { return std::max(1u, std::thread::hardware_concurrency()); }
-BENCHMARK_CAPTURE(ScoreCpu, f32, LogitType::kF32, 1)->Name("mia/score_cpu_f32")->ArgNames({"vocab"})->Arg(4096)->Arg(131072)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(ScoreCpu, bf16, LogitType::kBf16, 1)->Name("mia/score_cpu_bf16")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMillisecond);
-// All cores, against the all-core copy ceiling (wall time: the work is
-// spread over threads, so CPU time of the calling thread would flatter it).
-BENCHMARK_CAPTURE(ScoreCpu, f32_mt, LogitType::kF32, AllCores())->Name("mia/score_cpu_f32_all_cores")->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ScoreCpu, f32, LogitType::kF32, 1)->Name("mia/score_cpu_f32/access:read/threads:1")->ArgNames({"vocab"})->Arg(4096)->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ScoreCpu, bf16, LogitType::kBf16, 1)->Name("mia/score_cpu_bf16/access:read/threads:1")->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
+// Access and threads in the name (issue 32): the fraction row divides by the
+// read-only ceiling at the same thread count; every rate from wall time (CPU
+// time of the calling thread would flatter the multi-threaded cases).
+// All cores:
+BENCHMARK_CAPTURE(ScoreCpu, f32_mt, LogitType::kF32, AllCores())->Name("mia/score_cpu_f32_all_cores/access:read/threads:" + std::to_string(AllCores()))->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
 // The AVX2 path forced (what a CPU without AVX-512 runs), one and all cores.
-BENCHMARK_CAPTURE(ScoreCpu, f32_avx2, LogitType::kF32, 1, CpuPath::kAvx2)->Name("mia/score_cpu_f32_avx2")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(ScoreCpu, f32_avx2_mt, LogitType::kF32, AllCores(), CpuPath::kAvx2)->Name("mia/score_cpu_f32_avx2_all_cores")->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ScoreCpu, f32_avx2, LogitType::kF32, 1, CpuPath::kAvx2)->Name("mia/score_cpu_f32_avx2/access:read/threads:1")->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(ScoreCpu, f32_avx2_mt, LogitType::kF32, AllCores(), CpuPath::kAvx2)->Name("mia/score_cpu_f32_avx2_all_cores/access:read/threads:" + std::to_string(AllCores()))->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void Copy(benchmark::State& state) {
   const Logits l = MakeLogits(state.range(0), LogitType::kF32);
@@ -167,7 +169,7 @@ void Copy(benchmark::State& state) {
   // bytes read + written, as the platform's copy-bandwidth ceiling counts them.
   state.SetBytesProcessed(state.iterations() * int64_t(l.f32.size() * sizeof(float)) * 2);
 }
-BENCHMARK(Copy)->Name("mia/copy")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK(Copy)->Name("mia/copy/access:rw/threads:1")->ArgNames({"vocab"})->Arg(131072)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void ScoreCuda(benchmark::State& state, LogitType type) {
 #if CB_HAVE_CUDA

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -54,6 +55,13 @@ std::vector<float> PeakedLogits(int64_t batch, int64_t v) {
   return x;
 }
 
+// The CPU samplers run on the caller and one helper thread (pair_runner.h)
+// when there are two cores: said in the name (issue 32), with the access
+// (logits read once, nothing large written), so the fraction row divides by
+// the read-only ceiling at that thread count. Rates use wall time.
+int SampleThreads() { return static_cast<int>(std::min(2u, std::max(1u, std::thread::hardware_concurrency()))); }
+const std::string kSampleAxes = "/access:read/threads:" + std::to_string(SampleThreads());
+
 // Args: V, batch, T in hundredths. One call samples every row.
 void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
   const int64_t v = state.range(0), batch = state.range(1);
@@ -66,23 +74,23 @@ void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
     for (auto& s : streams) ++s;
   }
   state.SetBytesProcessed(state.iterations() * batch * v * static_cast<int64_t>(sizeof(float)));
-  state.counters["threads"] = static_cast<double>(std::min(2u, std::thread::hardware_concurrency()));
+  state.counters["threads"] = SampleThreads();
 }
 // Flat Gaussian rows (the worst case for skipping: every token needs its
 // Philox block), batch 1 (512 KiB, cache-resident) and 64 (32 MiB, memory).
 BENCHMARK_CAPTURE(SampleCpuBench, greedy, Noise::kNone, false)
-    ->Name("pf/cpu/sample_greedy")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_greedy" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(SampleCpuBench, pf, Noise::kExponential, false)
-    ->Name("pf/cpu/sample_pf")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_pf" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(SampleCpuBench, softmax, Noise::kGumbel, false)
-    ->Name("pf/cpu/sample_softmax")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_softmax" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 // LLM-like rows at T = 1 and T = 0.5 (where the top tokens sit more than
 // 53 ln 2 above the bulk in a = u / T, so whole groups skip Philox).
 BENCHMARK_CAPTURE(SampleCpuBench, pf_peaked, Noise::kExponential, true)
-    ->Name("pf/cpu/sample_pf_peaked")->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
+    ->Name("pf/cpu/sample_pf_peaked" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
     ->Args({131072, 1, 50})->Args({131072, 64, 50})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -96,7 +104,7 @@ void SampleReferenceBench(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * v * static_cast<int64_t>(sizeof(float)));
 }
 BENCHMARK(SampleReferenceBench)
-    ->Name("pf/reference/sample_pf")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Name("pf/reference/sample_pf/access:read/threads:1")->ArgNames({"vocab"})->Arg(131072)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Detection of one text of n random tokens (m = 4, de-duplicated contexts):
 // the fast CPU path, and the fp64 reference for comparison.
