@@ -326,7 +326,7 @@ h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
   if (t0 < (1 << 14)) {
     return {.verdict = h::Verdict::kInconclusive, .value = pr.median, .ci_low = pr.ci.low, .ci_high = pr.ci.high,
             .setting = setting,
-            .reason = "this profile stops below t = 2^14, where the criterion is set (run --profile full)"};
+            .reason = "this profile stops below t = 2^14, where the criterion is set (run --profile quick or full)"};
   }
   return ctx.Judge({h::Estimate::Ci(pr.median, pr.ci.low, pr.ci.high)}, setting);
 }
