@@ -9,6 +9,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "ledger/analysis/html_escape.h"
+
 namespace cb::ledger {
 namespace {
 
@@ -34,20 +36,6 @@ std::vector<std::string> Ordered(std::vector<Label> labels) {
   });
   std::vector<std::string> out;
   for (const auto& l : labels) out.push_back(l.text);
-  return out;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
   return out;
 }
 
@@ -117,12 +105,12 @@ std::string HeatmapHtml(const Heatmap& m) {
   // Each map is shaded over its own range: the caption says how wide it is,
   // so a near-constant map does not read as structure.
   out << "<table class=\"heatmap\"><caption>shade: white " << Cell(m.min) << " to blue " << Cell(m.max)
-      << "</caption><tr><th>" << Escape(m.metric) << "</th>";
-  for (const auto& c : m.cols) out << "<th>" << Escape(c) << "</th>";
+      << "</caption><tr><th>" << HtmlEscape(m.metric) << "</th>";
+  for (const auto& c : m.cols) out << "<th>" << HtmlEscape(c) << "</th>";
   out << "</tr>\n";
   const double span = m.max - m.min;
   for (size_t i = 0; i < m.rows.size(); ++i) {
-    out << "<tr><th>" << Escape(m.rows[i]) << "</th>";
+    out << "<tr><th>" << HtmlEscape(m.rows[i]) << "</th>";
     for (const auto& v : m.value[i]) {
       if (!v) {
         out << "<td></td>";

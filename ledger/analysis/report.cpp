@@ -2,7 +2,7 @@
 // -----------------------------------------------------------------------------
 // The HTML and Markdown reports (see report.h). The HTML is built from one
 // JSON object (CB) embedded in the page and rendered by a small script; every
-// string that reaches the page goes through JSON (script) or Html() (markup).
+// string that reaches the page goes through JSON (script) or HtmlEscape() (markup).
 #include "ledger/analysis/report.h"
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 
 #include "ledger/analysis/compare.h"
 #include "ledger/analysis/heatmap.h"
+#include "ledger/analysis/html_escape.h"
 #include "ledger/analysis/history.h"
 #include "ledger/analysis/report_complexity.h"
 #include "ledger/analysis/report_forest.h"
@@ -26,20 +27,6 @@
 
 namespace cb::ledger {
 namespace {
-
-std::string Html(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 // JSON that is safe inside <script>: "</" cannot close the element.
 std::string ScriptJson(const nlohmann::json& j) {
@@ -283,26 +270,26 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       << "<title>claimbench report: run " << m.run.run.id << "</title>\n<style>" << kStyle << "</style>\n"
       << "<script>" << kErrorCapture << "</script>\n<script>\n" << chartjs << "\n</script>\n</head><body>\n"
-      << "<h1>claimbench report" << (o.paper.empty() ? "" : ": " + Html(o.paper)) << "</h1>\n<p>Ledger <code>"
-      << Html(ledger.path()) << "</code>, run "
-      << m.run.run.id << " (" << Html(m.run.run.status) << ", profile " << Html(m.run.run.profile)
-      << ", started " << Html(m.run.run.started_at) << ", run_hash <code>" << Html(m.run.run.run_hash)
+      << "<h1>claimbench report" << (o.paper.empty() ? "" : ": " + HtmlEscape(o.paper)) << "</h1>\n<p>Ledger <code>"
+      << HtmlEscape(ledger.path()) << "</code>, run "
+      << m.run.run.id << " (" << HtmlEscape(m.run.run.status) << ", profile " << HtmlEscape(m.run.run.profile)
+      << ", started " << HtmlEscape(m.run.run.started_at) << ", run_hash <code>" << HtmlEscape(m.run.run.run_hash)
       << "</code>)";
   if (m.logical.shard_count > 0) {
     out << "; one logical run of <span id=\"cb-shards\" data-shards=\"" << m.logical.shards.size()
-        << "\" data-shard-count=\"" << m.logical.shard_count << "\">" << Html(DescribeShards(m.logical))
+        << "\" data-shard-count=\"" << m.logical.shard_count << "\">" << HtmlEscape(DescribeShards(m.logical))
         << "</span>";
   }
   out << ".</p>\n";
   if (const std::string warn = MissingShardsWarning(m.logical); !warn.empty()) {
-    out << "<p class=\"warn\" id=\"cb-missing-shards\">Warning: " << Html(warn) << ".</p>\n";
+    out << "<p class=\"warn\" id=\"cb-missing-shards\">Warning: " << HtmlEscape(warn) << ".</p>\n";
   }
 
   int forest_bars = 0;
   out << "<h2>Claims at a glance</h2>\n";
   for (const auto& [suite, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.suite; })) {
     int bars = 0;
-    out << "<h3 id=\"forest-" << Html(suite) << "\">" << Html(suite) << "</h3>\n" << ForestSvg(claims, &bars);
+    out << "<h3 id=\"forest-" << HtmlEscape(suite) << "\">" << HtmlEscape(suite) << "</h3>\n" << ForestSvg(claims, &bars);
     forest_bars += bars;
   }
 
@@ -310,19 +297,19 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   for (const auto& [paper, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.paper; })) {
     std::set<std::string> suites;
     for (const auto& c : claims) suites.insert(c.suite);
-    out << "<h3 id=\"" << Html(PaperAnchor(paper)) << "\">" << Html(paper) << "</h3>\n<p>Suite";
+    out << "<h3 id=\"" << HtmlEscape(PaperAnchor(paper)) << "\">" << HtmlEscape(paper) << "</h3>\n<p>Suite";
     for (const auto& suite : suites) {
-      out << " <code>" << Html(suite) << "</code> (README: <a href=\"suites/" << Html(suite)
-          << "/README.md\">suites/" << Html(suite) << "/README.md</a> in the repository)";
+      out << " <code>" << HtmlEscape(suite) << "</code> (README: <a href=\"suites/" << HtmlEscape(suite)
+          << "/README.md\">suites/" << HtmlEscape(suite) << "/README.md</a> in the repository)";
     }
-    out << "; forest plot: <a href=\"#forest-" << Html(*suites.begin()) << "\">above</a>.</p>\n"
+    out << "; forest plot: <a href=\"#forest-" << HtmlEscape(*suites.begin()) << "\">above</a>.</p>\n"
         << "<table><tr><th>claim</th><th>statement</th><th>paper value</th><th>paper setting</th>"
         << "<th>ours [CI]</th><th>our setting</th><th>criterion</th><th>scale</th><th>verdict</th></tr>\n";
     for (const auto& c : claims) {
-      out << "<tr><td>" << Html(c.claim_id) << "</td><td>" << Html(c.statement) << "</td><td>" << Html(c.paper_value)
-          << "</td><td>" << Html(c.paper_setting) << "</td><td>" << Html(FormatMeasured(c)) << "</td><td>"
-          << Html(c.our_setting) << "</td><td>" << Html(c.criterion) << "</td><td>" << Html(c.scale)
-          << "</td><td class=\"" << Html(c.verdict) << "\">" << Html(c.verdict) << "</td></tr>\n";
+      out << "<tr><td>" << HtmlEscape(c.claim_id) << "</td><td>" << HtmlEscape(c.statement) << "</td><td>" << HtmlEscape(c.paper_value)
+          << "</td><td>" << HtmlEscape(c.paper_setting) << "</td><td>" << HtmlEscape(FormatMeasured(c)) << "</td><td>"
+          << HtmlEscape(c.our_setting) << "</td><td>" << HtmlEscape(c.criterion) << "</td><td>" << HtmlEscape(c.scale)
+          << "</td><td class=\"" << HtmlEscape(c.verdict) << "\">" << HtmlEscape(c.verdict) << "</td></tr>\n";
     }
     out << "</table>\n";
   }
@@ -330,11 +317,11 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   out << "<h2>Claims</h2>\n<table><tr><th>paper</th><th>claim</th><th>paper value</th>"
       << "<th>measured [CI]</th><th>setting</th><th>scale</th><th>verdict</th></tr>\n";
   for (const auto& c : m.run.claims) {
-    out << "<tr><td>" << Html(c.paper) << "</td><td title=\"" << Html(c.statement) << "\">"
-        << Html(c.claim_id) << "</td><td>" << Html(c.paper_value) << "</td><td>" << Html(FormatMeasured(c))
-        << "</td><td>" << Html(c.our_setting) << "</td><td>" << Html(c.scale) << "</td><td class=\""
-        << Html(c.verdict) << "\">" << Html(c.verdict)
-        << (c.reason.empty() || c.verdict == "REPRODUCED" ? "" : "<br><small>" + Html(c.reason) + "</small>")
+    out << "<tr><td>" << HtmlEscape(c.paper) << "</td><td title=\"" << HtmlEscape(c.statement) << "\">"
+        << HtmlEscape(c.claim_id) << "</td><td>" << HtmlEscape(c.paper_value) << "</td><td>" << HtmlEscape(FormatMeasured(c))
+        << "</td><td>" << HtmlEscape(c.our_setting) << "</td><td>" << HtmlEscape(c.scale) << "</td><td class=\""
+        << HtmlEscape(c.verdict) << "\">" << HtmlEscape(c.verdict)
+        << (c.reason.empty() || c.verdict == "REPRODUCED" ? "" : "<br><small>" + HtmlEscape(c.reason) + "</small>")
         << "</td></tr>\n";
   }
   out << "</table>\n";
@@ -342,7 +329,7 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   const std::vector<Heatmap> heatmaps = CollectHeatmaps(m.run.results);
   if (!heatmaps.empty()) out << "<h2>Heatmaps</h2>\n";
   for (const auto& h : heatmaps) {
-    out << "<h3>" << Html(h.suite + "/" + h.case_name + " [" + h.backend + "] " + h.title) << "</h3>\n"
+    out << "<h3>" << HtmlEscape(h.suite + "/" + h.case_name + " [" + h.backend + "] " + h.title) << "</h3>\n"
         << HeatmapHtml(h);
   }
 
@@ -354,12 +341,12 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
     out << "<h2>Complexity</h2>\n<p class=\"note\">Rows that differ only in the size n, log-log, with the "
         << "least-squares line for the eye; the claims' exponents and CIs are in the tables above.</p>\n";
   }
-  for (const auto& f : fits) out << "<h3>" << Html(f.title) << "</h3>\n" << ComplexitySvg(f);
+  for (const auto& f : fits) out << "<h3>" << HtmlEscape(f.title) << "</h3>\n" << ComplexitySvg(f);
   out << "<h2>History</h2>\n";
   if (m.history.empty()) out << "<p class=\"note\">No timed row of this run appears in two or more runs yet.</p>\n";
   for (size_t i = 0; i < m.history.size(); ++i) {
     const auto& s = m.history[i];
-    out << "<h3>" << Html(s.suite + "/" + s.case_name + " [" + s.backend + "] " + s.params + " " + s.metric)
+    out << "<h3>" << HtmlEscape(s.suite + "/" + s.case_name + " [" + s.backend + "] " + s.params + " " + s.metric)
         << "</h3>\n<canvas id=\"history-" << i << "\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
     ++charts;
     for (const auto& st : s.steps) {
@@ -374,23 +361,23 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
     out << "<canvas id=\"cmp-backends\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
     ++charts;
   } else {
-    out << "<p class=\"note\">" << Html(m.backends_note) << "</p>\n";
+    out << "<p class=\"note\">" << HtmlEscape(m.backends_note) << "</p>\n";
   }
   out << "<h2>Platforms</h2>\n";
   if (!cb["platforms"].is_null()) {
     out << "<canvas id=\"cmp-platforms\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
     ++charts;
   } else {
-    out << "<p class=\"note\">" << Html(m.platforms_note) << "</p>\n";
+    out << "<p class=\"note\">" << HtmlEscape(m.platforms_note) << "</p>\n";
   }
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>status</th><th>started</th><th>profile</th>"
       << "<th>git</th><th>platform</th><th>CPU</th><th>build</th><th>run_hash</th></tr>\n";
   for (const auto& p : m.provenance) {
-    out << "<tr><td>" << p["id"].get<int64_t>() << "</td><td>" << Html(p["status"]) << "</td><td>"
-        << Html(p["started"]) << "</td><td>" << Html(p["profile"]) << "</td><td>"
-        << Html(p["git"].get<std::string>() + (p["dirty"].get<bool>() ? " (dirty)" : "")) << "</td><td>"
-        << Html(p["platform"]) << "</td><td>" << Html(p["cpu"]) << "</td><td><small>" << Html(p["build"])
-        << "</small></td><td>" << Html(p["run_hash"]) << "</td></tr>\n";
+    out << "<tr><td>" << p["id"].get<int64_t>() << "</td><td>" << HtmlEscape(p["status"]) << "</td><td>"
+        << HtmlEscape(p["started"]) << "</td><td>" << HtmlEscape(p["profile"]) << "</td><td>"
+        << HtmlEscape(p["git"].get<std::string>() + (p["dirty"].get<bool>() ? " (dirty)" : "")) << "</td><td>"
+        << HtmlEscape(p["platform"]) << "</td><td>" << HtmlEscape(p["cpu"]) << "</td><td><small>" << HtmlEscape(p["build"])
+        << "</small></td><td>" << HtmlEscape(p["run_hash"]) << "</td></tr>\n";
   }
   out << "</table>\n";
   }

@@ -9,22 +9,10 @@
 #include <map>
 #include <sstream>
 
+#include "ledger/analysis/html_escape.h"
+
 namespace cb::ledger {
 namespace {
-
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::string Num(double v) {
   char buf[32];
@@ -91,7 +79,7 @@ std::string ComplexitySvg(const ComplexitySeries& s) {
   auto fit = [&](double n) { return std::exp(s.intercept + s.slope * std::log(n)); };
   std::ostringstream out;
   out << "<svg class=\"cb-fit\" width=\"" << kW << "\" height=\"" << kH << "\" font-family=\"sans-serif\" font-size=\"11\">"
-      << "<title>" << Esc(s.title) << "</title>"
+      << "<title>" << HtmlEscape(s.title) << "</title>"
       << "<rect x=\"" << kL << "\" y=\"" << kT << "\" width=\"" << kR - kL << "\" height=\"" << kB - kT
       << "\" fill=\"none\" stroke=\"#ccc\"/>"
       << "<text x=\"" << kL << "\" y=\"14\">least-squares slope " << Num(s.slope) << " (log-log)</text>"

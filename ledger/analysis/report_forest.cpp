@@ -9,22 +9,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "ledger/analysis/html_escape.h"
+
 namespace cb::ledger {
 namespace {
-
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::string Num(double v) {
   char buf[32];
@@ -131,10 +119,10 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
         return kPlot0 + (kPlot1 - kPlot0) * (v - r.axis_lo) / (r.axis_hi - r.axis_lo);
       };
       auto clampx = [&](double x) { return std::clamp(x, double(kPlot0), double(kPlot1)); };
-      out << "<g class=\"cb-forest-row\" data-claim=\"" << Esc(r.c->claim_id) << "\">"
-          << "<title>" << Esc(r.c->claim_id + ": " + FormatMeasured(*r.c) + "; criterion " + r.c->criterion +
+      out << "<g class=\"cb-forest-row\" data-claim=\"" << HtmlEscape(r.c->claim_id) << "\">"
+          << "<title>" << HtmlEscape(r.c->claim_id + ": " + FormatMeasured(*r.c) + "; criterion " + r.c->criterion +
                               "; paper " + r.c->paper_value + "; " + r.c->verdict)
-          << "</title>\n<text x=\"0\" y=\"" << mid + 4 << "\">" << Esc(r.c->claim_id) << "</text>"
+          << "</title>\n<text x=\"0\" y=\"" << mid + 4 << "\">" << HtmlEscape(r.c->claim_id) << "</text>"
           << "<text x=\"" << kLabel + 60 << "\" y=\"" << mid + 4 << "\" text-anchor=\"end\" fill=\"#777\">"
           << Num(r.axis_lo) << "</text><text x=\"" << kPlot1 + 4 << "\" y=\"" << mid + 4 << "\" fill=\"#777\">"
           << Num(r.axis_hi) << "</text>"
@@ -156,7 +144,7 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
       // At least 10 px wide, so that a claim without a CI (or a zero-width
       // one) still shows its verdict colour either side of the value tick.
       const double w = std::max(10.0, x1 - x0);
-      out << "<rect class=\"cb-bar\" data-verdict=\"" << Esc(r.c->verdict) << "\" x=\"" << (x0 + x1 - w) / 2
+      out << "<rect class=\"cb-bar\" data-verdict=\"" << HtmlEscape(r.c->verdict) << "\" x=\"" << (x0 + x1 - w) / 2
           << "\" y=\"" << mid - 4 << "\" width=\"" << w << "\" height=\"8\" fill=\"" << Colour(r.c->verdict)
           << "\"/><rect class=\"cb-value\" x=\"" << X(r.value) - 1 << "\" y=\"" << mid - 7
           << "\" width=\"2\" height=\"14\" fill=\"#000\"/>";
@@ -166,15 +154,15 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
             << " " << mid + 6 << " L" << px - 5 << " " << mid << " Z\" fill=\"#2255cc\"/>";
       }
       out << "<text x=\"" << kPlot1 + 60 << "\" y=\"" << mid + 4 << "\" fill=\"" << Colour(r.c->verdict) << "\">"
-          << Esc(r.c->verdict) << "</text></g>\n";
+          << HtmlEscape(r.c->verdict) << "</text></g>\n";
     }
     out << "</svg>\n";
   }
   if (!unmeasured.empty()) {
     out << "<ul class=\"forest-unmeasured\">\n";
     for (const ClaimRow* c : unmeasured) {
-      out << "<li><b>" << Esc(c->claim_id) << "</b>: <span class=\"" << Esc(c->verdict) << "\">" << Esc(c->verdict)
-          << "</span>, no measured value" << (c->reason.empty() ? "" : " (" + Esc(c->reason) + ")") << "</li>\n";
+      out << "<li><b>" << HtmlEscape(c->claim_id) << "</b>: <span class=\"" << HtmlEscape(c->verdict) << "\">" << HtmlEscape(c->verdict)
+          << "</span>, no measured value" << (c->reason.empty() ? "" : " (" + HtmlEscape(c->reason) + ")") << "</li>\n";
     }
     out << "</ul>\n";
   }

@@ -66,7 +66,7 @@ std::string DictValue(const std::string& header, const std::string& key, const s
 
 }  // namespace
 
-double HalfToDouble(uint16_t h) {
+double DoubleFromHalf(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
   double v;
   if (exp == 0) v = std::ldexp(double(frac), -24);
@@ -118,7 +118,7 @@ NpyArray ParseNpy(const std::string& s, const std::string& what) {
     if (kind == 'f' && width == 2) {
       uint16_t h;
       std::memcpy(&h, p, 2);
-      a.values[i] = HalfToDouble(h);
+      a.values[i] = DoubleFromHalf(h);
     } else if (kind == 'f' && width == 4) {
       float f;
       std::memcpy(&f, p, 4);

@@ -35,7 +35,7 @@ std::map<std::string, NpyArray> ReadNpz(const std::string& path);
 NpyArray ParseNpy(const std::string& bytes, const std::string& what);
 
 // IEEE binary16 -> double, exactly.
-double HalfToDouble(uint16_t h);
+double DoubleFromHalf(uint16_t h);
 
 }  // namespace cb::ibedl
 

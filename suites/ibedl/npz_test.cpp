@@ -66,11 +66,11 @@ TEST(Npz, ReadsTheAuthorsLayout) {
 }
 
 TEST(Npz, HalfPrecisionIsExact) {
-  EXPECT_EQ(HalfToDouble(0x3c00), 1.0);
-  EXPECT_EQ(HalfToDouble(0x0001), std::ldexp(1.0, -24));  // smallest subnormal
-  EXPECT_EQ(HalfToDouble(0x7bff), 65504.0);
-  EXPECT_TRUE(std::isinf(HalfToDouble(0xfc00)));
-  EXPECT_EQ(HalfToDouble(0x8000), 0.0);
+  EXPECT_EQ(DoubleFromHalf(0x3c00), 1.0);
+  EXPECT_EQ(DoubleFromHalf(0x0001), std::ldexp(1.0, -24));  // smallest subnormal
+  EXPECT_EQ(DoubleFromHalf(0x7bff), 65504.0);
+  EXPECT_TRUE(std::isinf(DoubleFromHalf(0xfc00)));
+  EXPECT_EQ(DoubleFromHalf(0x8000), 0.0);
 }
 
 TEST(Npz, RejectsDamagedArchives) {

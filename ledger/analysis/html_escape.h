@@ -1,0 +1,29 @@
+// File: ledger/analysis/html_escape.h
+// -----------------------------------------------------------------------------
+// The one HTML escape of the report's pages and SVG figures: & < > " become
+// entities, everything else is copied (the text is UTF-8 and stays so).
+#ifndef CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
+#define CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
+
+#include <string>
+
+namespace cb::ledger {
+
+inline std::string HtmlEscape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace cb::ledger
+
+#endif  // CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
