@@ -556,6 +556,9 @@ ImportReport Ledger::Import(std::istream& in, const std::string& source_name) {
     ImportRun(d, j, where, &report);
   }
   if (in.bad()) d.Fail("import '" + source_name + "': read error");
+  // An empty file is almost always a wrong path or a failed export, never a
+  // run worth "importing 0 runs" for.
+  if (report.runs_added + report.runs_skipped == 0) d.Fail("import '" + source_name + "': holds no runs (empty file)");
   scope.Commit();
   return report;
 }

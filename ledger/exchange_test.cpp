@@ -157,6 +157,16 @@ TEST_F(ExchangeTest, KindIsCoveredByTheImportCheck) {
       << what2;
 }
 
+TEST_F(ExchangeTest, AnImportFileWithNoRunsIsAnError) {
+  Ledger target = Ledger::Open(dir_.File("target.db"));
+  for (const std::string text : {"", "\n  \n\t\n"}) {
+    std::istringstream in(text);
+    const std::string what = ErrorOf([&] { target.Import(in, "empty.jsonl"); });
+    EXPECT_NE(what.find("import 'empty.jsonl': holds no runs"), std::string::npos) << what;
+  }
+  EXPECT_EQ(target.Verify().runs, 0);
+}
+
 TEST_F(ExchangeTest, ImportTwiceAddsNothingTheSecondTime) {
   Ledger source = Ledger::Open(source_path_);
   const std::string text = ExportAll(source);

@@ -64,6 +64,7 @@ std::vector<std::string> FilesIn(const fs::path& dir) {
 TEST_F(CliTest, BadArgumentsGiveExit3AndOneLineAndWriteNothing) {
   std::ofstream(Path("bad.jsonl")) << "{\"not\": \"an export\"}\n";
   std::ofstream(Path("junk.db")) << "not a database\n";
+  std::ofstream(Path("empty.jsonl")) << "\n \n";
   Run({"--version"});  // creates stdout/stderr, so the listing below is stable
   const std::vector<std::string> before = FilesIn(dir_);
   const std::vector<std::vector<std::string>> bad = {
@@ -86,6 +87,7 @@ TEST_F(CliTest, BadArgumentsGiveExit3AndOneLineAndWriteNothing) {
       {"bench", "--list", "--filter", "no/such/benchmark"},
       {"ledger", "import", "bad.jsonl", "--ledger", "new1.db"},
       {"ledger", "import", ".", "--ledger", "new2.db"},
+      {"ledger", "import", "empty.jsonl", "--ledger", "new4.db"},
       {"ledger", "merge", "junk.db", "--ledger", "new3.db"},
       {"ledger", "export", "--ledger", "junk.db", "--out", "x.jsonl"},
   };

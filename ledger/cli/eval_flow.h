@@ -153,7 +153,18 @@ struct EndpointTally {
   int units = 0, units_failed = 0;
   int64_t requests_sent = 0, cache_hits = 0;
   std::vector<std::string> errors;  // the first few
+  // Every request the units needed (sent or cached) and those left without a
+  // usable answer, so a failed unit says how much of it is missing; 0 when
+  // the command does not count them.
+  int64_t requests = 0, requests_unanswered = 0;
 };
+
+// " (R of N requests unanswered)" when the tally counts requests, else "".
+inline std::string UnansweredNote(const EndpointTally& t) {
+  if (t.requests == 0) return "";
+  return " (" + std::to_string(t.requests_unanswered) + " of " + std::to_string(t.requests) +
+         " requests unanswered)";
+}
 
 struct EndpointEval {
   std::string unit;  // "rows", "items": in the messages
@@ -184,8 +195,9 @@ inline int RunEndpointEval(const EvalRunOptions& o, const CommandLine& cmdline, 
   std::fprintf(stderr, "%d %s, %lld requests sent, %lld answered from the cache\n", tally.units, e.unit.c_str(),
                static_cast<long long>(tally.requests_sent), static_cast<long long>(tally.cache_hits));
   if (tally.units_failed == tally.units) {
-    throw std::runtime_error("endpoint " + endpoint + " gave no usable answer (" +
-                             (tally.errors.empty() ? std::string("?") : tally.errors[0]) + ")");
+    throw std::runtime_error("endpoint " + endpoint + " gave no usable answer for any of the " +
+                             std::to_string(tally.units) + " " + e.unit + UnansweredNote(tally) + ": " +
+                             (tally.errors.empty() ? std::string("?") : tally.errors[0]));
   }
   const bool failed = tally.units_failed > 0;
   const int rc = RecordEvalRun(ledger, run, params, e.score(params, cb::harness::Xxh3_128(params.dump()).Hex()),
@@ -193,7 +205,8 @@ inline int RunEndpointEval(const EvalRunOptions& o, const CommandLine& cmdline, 
   if (failed) {
     for (const auto& err : tally.errors) std::fprintf(stderr, "claimbench: %s\n", err.c_str());
     throw std::runtime_error(std::to_string(tally.units_failed) + " of " + std::to_string(tally.units) + " " +
-                             e.unit + " got no answer; answered requests are cached, rerun to resume");
+                             e.unit + " got no answer" + UnansweredNote(tally) +
+                             "; answered requests are cached, rerun to resume");
   }
   return rc;
 }

@@ -159,7 +159,8 @@ int RunOnEndpoint(const EvalVnbenchOptions& o, const CommandLine& cmdline) {
   e.unit = "items";
   e.evaluate = [&](cb::harness::ResponseCache* cache, const std::function<void(int, int)>& progress) {
     out = cb::videoniah::EvaluateEndpoint(c, cache, progress);
-    return EndpointTally{out.items, out.items_failed, out.requests_sent, out.cache_hits, out.errors};
+    return EndpointTally{out.items, out.items_failed, out.requests_sent, out.cache_hits,
+                         out.errors, out.requests, out.requests_unanswered};
   };
   e.params = [&] {
     nlohmann::json params = {{"endpoint", o.endpoint.endpoint},

@@ -255,4 +255,29 @@ TEST_F(VideoNiahCliTest, AnEndpointReturningGarbageIsAClearError) {
   EXPECT_NE(err_.find("gave no usable answer"), std::string::npos) << err_;
 }
 
+// Issue 30 item 12: an item whose tries are partly answered says how many are
+// missing, on the first run and on a rerun that answers the rest from the cache.
+TEST_F(VideoNiahCliTest, AFailedItemSaysHowManyOfItsTriesAreMissing) {
+  const std::string args = " --model fake --tasks ret_edit1 --count 1 --frames 8 --ledger l.db";
+  int port = 0;  // the cache is keyed by the URL: the second server takes the first one's port
+  {
+    cb::testing::HttpServer three_of_four([](int n, const cb::testing::HttpRequest&) {
+      if (n < 3) return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+      return cb::testing::HttpReply{400, "no"};  // a 4xx is not retried
+    });
+    EXPECT_EQ(Run("eval vnbench --endpoint " + three_of_four.url() + args), 3);
+    EXPECT_NE(err_.find("gave no usable answer for any of the 1 items (1 of 4 requests unanswered)"),
+              std::string::npos)
+        << err_;
+    EXPECT_EQ(three_of_four.requests(), 4);
+    port = three_of_four.port();
+  }
+  cb::testing::HttpServer refusing(
+      [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{400, "no"}; }, port);
+  EXPECT_EQ(Run("eval vnbench --endpoint " + refusing.url() + args), 3);
+  EXPECT_NE(err_.find("3 answered from the cache"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("(1 of 4 requests unanswered)"), std::string::npos) << err_;
+  EXPECT_EQ(refusing.requests(), 1);
+}
+
 }  // namespace

@@ -60,8 +60,10 @@ EndpointEvalOutput EvaluateEndpoint(const EndpointEvalConfig& c, h::ResponseCach
     bool all = true;
     for (size_t k = i; k < i + 4; ++k) {
       out.cache_hits += outcomes[k].from_cache;
+      ++out.requests;
       if (!outcomes[k].ok) {
         all = false;
+        ++out.requests_unanswered;
         if (out.errors.size() < 5) out.errors.push_back(refs[k].qid + ": " + outcomes[k].error);
       }
     }

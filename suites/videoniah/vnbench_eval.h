@@ -40,6 +40,7 @@ struct EndpointEvalOutput {
   cb::ref::vnbench::Scores strict, paper;
   int items = 0, items_failed = 0;  // failed: a try got no answer after retries
   int64_t requests_sent = 0, cache_hits = 0;
+  int64_t requests = 0, requests_unanswered = 0;  // 4 per item; those with no usable answer
   std::vector<std::string> errors;  // first few, for the user
 };
 
