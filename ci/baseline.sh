@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
 # ci/baseline.sh: the dogfood regression gate (issue 4).
 #   ci/baseline.sh check     run the smoke profile into a fresh ledger and gate it
-#                            against ci/baselines/smoke.jsonl with ci/baselines/policy.json
+#                            against this CPU class's baseline (below) with ci/baselines/policy.json
 #                            (deterministic rows and claim verdicts gated; speed rows
 #                            reported). Exit status: the gate's (0 ok, 1 regression,
 #                            2 only ambiguous, 3 error). Writes gate.md and gate.xml
 #                            (JUnit) beside the ledger in build/release/ci-gate/.
-#   ci/baseline.sh refresh   run the smoke profile and overwrite ci/baselines/smoke.jsonl
+#   ci/baseline.sh refresh   run the smoke profile and overwrite the baseline check reads
 #                            with it. Do this on purpose (a suite landed, a claim's
 #                            verdict changed for a reason you can name) and commit the
 #                            new file with that reason in the message.
+#   ci/baseline.sh refresh-cpu   the same into this CPU class's own baseline (below),
+#                            creating it.
+# The baseline is per CPU class: fp32 results (OpenBLAS kernels, which OpenBLAS
+# picks at load by CPU; vector widths) differ in the last bits between classes
+# and training amplifies that, so a deterministic row can only be gated against
+# a run on the same class. The class is the CPU vendor and the OpenBLAS core
+# (`claimbench list`); ci/baselines/smoke.<class>.jsonl is used when it exists,
+# else ci/baselines/smoke.jsonl. CB_BASELINE=FILE overrides both.
 # Needs build/release/claimbench (ci/test.sh builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/release/claimbench
 work=build/release/ci-gate
-baseline=ci/baselines/smoke.jsonl
 policy=ci/baselines/policy.json
 
 [ -x "$bin" ] || { echo "ci/baseline.sh: $bin not built (run ci/test.sh or cmake --build --preset release)" >&2; exit 3; }
+vendor=$(awk -F': *' '/^vendor_id/ {print $2; exit}' /proc/cpuinfo)
+blas_core=$("$bin" list 2>/dev/null | awk '/^blas$/ {getline; if (match($0, /core [A-Za-z0-9_]+/)) print substr($0, RSTART + 5, RLENGTH - 5); exit}')
+cpu_class="${vendor:-unknown}-${blas_core:-unknown}"
+class_baseline="ci/baselines/smoke.${cpu_class}.jsonl"
+if [ -n "${CB_BASELINE:-}" ]; then
+  baseline="$CB_BASELINE"
+elif [ -f "$class_baseline" ]; then
+  baseline="$class_baseline"
+else
+  baseline=ci/baselines/smoke.jsonl
+fi
+echo "ci/baseline.sh: CPU class $cpu_class, baseline $baseline"
+
 rm -rf "$work"
 mkdir -p "$work"
 "$bin" run --profile smoke --backend cpu --ledger "$work/claimbench.db" >"$work/run.log" 2>&1 || {
@@ -41,12 +61,13 @@ case "${1:-check}" in
     echo "ci/baseline.sh: gate exit $status (report: $work/gate.md, JUnit: $work/gate.xml)"
     exit $status
     ;;
-  refresh)
+  refresh | refresh-cpu)
+    [ "$1" = refresh-cpu ] && baseline="$class_baseline"
     "$bin" ledger export --ledger "$work/claimbench.db" --out "$baseline"
     echo "ci/baseline.sh: wrote $baseline; review 'git diff --stat $baseline' and commit it with the reason"
     ;;
   *)
-    echo "usage: ci/baseline.sh check|refresh" >&2
+    echo "usage: ci/baseline.sh check|refresh|refresh-cpu" >&2
     exit 3
     ;;
 esac
