@@ -27,7 +27,11 @@ policy=ci/baselines/policy.json
 
 [ -x "$bin" ] || { echo "ci/baseline.sh: $bin not built (run ci/test.sh or cmake --build --preset release)" >&2; exit 3; }
 vendor=$(awk -F': *' '/^vendor_id/ {print $2; exit}' /proc/cpuinfo)
-blas_core=$("$bin" list 2>/dev/null | awk '/^blas$/ {getline; if (match($0, /core [A-Za-z0-9_]+/)) print substr($0, RSTART + 5, RLENGTH - 5); exit}')
+# `list` is read whole before awk parses it: an awk that exits at its match
+# would close the pipe early, `list` would die of SIGPIPE, and pipefail would
+# end this script with status 141 (CI run of af222c1).
+list_out=$("$bin" list 2>/dev/null)
+blas_core=$(awk '/^blas$/ {getline; if (match($0, /core [A-Za-z0-9_]+/)) print substr($0, RSTART + 5, RLENGTH - 5); exit}' <<<"$list_out")
 cpu_class="${vendor:-unknown}-${blas_core:-unknown}"
 class_baseline="ci/baselines/smoke.${cpu_class}.jsonl"
 if [ -n "${CB_BASELINE:-}" ]; then
