@@ -1,7 +1,8 @@
 // File: ledger/analysis/html_escape.h
 // -----------------------------------------------------------------------------
-// The one HTML escape of the report's pages and SVG figures: & < > " become
-// entities, everything else is copied (the text is UTF-8 and stays so).
+// The report's two escapes: HtmlEscape() for its pages and SVG figures (& < >
+// " become entities, everything else is copied; the text is UTF-8 and stays
+// so), MarkdownCell() for a cell of a Markdown table ('|' becomes "\|").
 #ifndef CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
 #define CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
 
@@ -22,6 +23,11 @@ inline std::string HtmlEscape(const std::string& s) {
     }
   }
   return out;
+}
+
+inline std::string MarkdownCell(std::string s) {
+  for (size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
+  return s;
 }
 
 }  // namespace cb::ledger

@@ -22,7 +22,9 @@
 #include "ledger/analysis/history.h"
 #include "ledger/analysis/report_complexity.h"
 #include "ledger/analysis/report_forest.h"
+#include "ledger/analysis/report_fractions.h"
 #include "ledger/analysis/report_runs.h"
+#include "ledger/analysis/report_speedup.h"
 #include "ledger/analysis/run_data.h"
 
 namespace cb::ledger {
@@ -49,6 +51,7 @@ struct Model {
   std::vector<HistorySeries> history;
   std::optional<CompareReport> backends, platforms;
   std::string backends_note, platforms_note;
+  std::map<std::string, SuiteFractions> fractions;  // suite -> its newest bench run's ceiling fractions
   nlohmann::json provenance = nlohmann::json::array();
 };
 
@@ -118,10 +121,11 @@ Model Build(Ledger& ledger, const ReportOptions& o) {
   Model m;
   m.logical = LoadLogicalRun(ledger, o.run_id);
   m.run = m.logical.data;
-  if (!o.paper.empty()) {
-    KeepPaper(&m.run, o.paper);
-    return m;  // a paper's page alone: no history, comparisons or provenance
-  }
+  if (!o.paper.empty()) KeepPaper(&m.run, o.paper);
+  std::set<std::string> suites;
+  for (const auto& c : m.run.claims) suites.insert(c.suite);
+  m.fractions = FindCeilingFractions(ledger, m.run.run.platform_hash, suites);
+  if (!o.paper.empty()) return m;  // a paper's page alone: no history, comparisons or provenance
   // History: one series per distinct (suite, case, metric) among timed rows.
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   for (const auto& r : m.run.results) {
@@ -152,13 +156,17 @@ Model Build(Ledger& ledger, const ReportOptions& o) {
                                : "this run has no cuda rows (no GPU, or --backend cpu)";
   }
 
-  // Provenance, newest first; and the newest sealed run per platform.
+  // Provenance, newest first; and the run of another platform to compare
+  // with: the newest sealed one of the reported run's profile (a bench run
+  // shares no case with a claims run), else the newest sealed one.
   const auto runs = ledger.Log(1 << 30);
-  std::vector<int64_t> platform_runs;
-  std::set<std::string> platforms_seen;
+  std::optional<int64_t> other_platform, other_platform_any;
   int listed = 0;
   for (const auto& r : runs) {
-    if (!r.run_hash.empty() && platforms_seen.insert(r.platform_hash).second) platform_runs.push_back(r.id);
+    if (!r.run_hash.empty() && r.platform_hash != m.run.run.platform_hash) {
+      if (!other_platform_any) other_platform_any = r.id;
+      if (!other_platform && r.profile == m.run.run.profile) other_platform = r.id;
+    }
     if (listed++ >= o.max_provenance_runs) continue;
     const RunMeta meta = ledger.GetRunMeta(r.id);
     nlohmann::json cpu = meta.platform.is_object() ? meta.platform.value("cpu", nlohmann::json::object())
@@ -170,31 +178,20 @@ Model Build(Ledger& ledger, const ReportOptions& o) {
                             {"build", meta.build.is_object() ? meta.build.dump() : ""},
                             {"run_hash", r.run_hash.substr(0, 12)}});
   }
-  if (platform_runs.size() >= 2) {
-    const RunData a = LoadRun(ledger, platform_runs[1]);
-    const RunData b = LoadRun(ledger, platform_runs[0]);
-    m.platforms = Compare({"platform " + a.run.platform_hash.substr(0, 12), "", &a},
-                          {"platform " + b.run.platform_hash.substr(0, 12), "", &b});
-    if (m.platforms->rows.empty()) m.platforms_note = "the two platforms' newest runs share no timed case";
+  if (!other_platform) other_platform = other_platform_any;
+  if (other_platform) {
+    const RunData a = LoadRun(ledger, *other_platform);
+    m.platforms = Compare({"platform " + a.run.platform_hash.substr(0, 12) + " (run " + std::to_string(a.run.id) + ")",
+                           "", &a},
+                          {"platform " + m.run.run.platform_hash.substr(0, 12) + " (this run)", "", &m.run});
+    if (m.platforms->rows.empty()) {
+      m.platforms_note = "this run and run " + std::to_string(a.run.id) + " of platform " +
+                         a.run.platform_hash.substr(0, 12) + " share no timed case";
+    }
   } else {
     m.platforms_note = "the ledger holds runs of one platform only (merge another machine's ledger)";
   }
   return m;
-}
-
-nlohmann::json CompareChartJson(const CompareReport& r) {
-  nlohmann::json labels = nlohmann::json::array(), values = nlohmann::json::array(),
-                 low = nlohmann::json::array(), high = nlohmann::json::array();
-  for (const auto& row : r.rows) {
-    labels.push_back(row.suite + "/" + row.case_name + (row.params == "{}" ? "" : " " + row.params) +
-                     " " + row.metric + (row.counted ? "" : " (not counted)"));
-    values.push_back(row.speedup);
-    low.push_back(row.ci_low ? nlohmann::json(*row.ci_low) : nlohmann::json());
-    high.push_back(row.ci_high ? nlohmann::json(*row.ci_high) : nlohmann::json());
-  }
-  return {{"a", r.label_a}, {"b", r.label_b}, {"labels", labels}, {"speedup", values},
-          {"low", low}, {"high", high},
-          {"geomean", r.overall_geomean ? nlohmann::json(*r.overall_geomean) : nlohmann::json()}};
 }
 
 constexpr char kStyle[] = R"css(
@@ -225,18 +222,8 @@ function line(id,s){
     options:{animation:false,responsive:false,scales:{y:{title:{display:true,text:s.metric}}}}});
   rendered++;
 }
-function bars(id,c){
-  new Chart(document.getElementById(id),{type:'bar',data:{labels:c.labels,
-    datasets:[{label:'speedup of '+c.b+' over '+c.a,data:c.speedup,backgroundColor:'#6a6'},
-              {label:'95% CI low',data:c.low,type:'line',showLine:false,borderColor:'#333',pointRadius:3},
-              {label:'95% CI high',data:c.high,type:'line',showLine:false,borderColor:'#333',pointRadius:3}]},
-    options:{animation:false,responsive:false,scales:{y:{type:'logarithmic',title:{display:true,text:'x faster'}}}}});
-  rendered++;
-}
 try{
   CB.history.forEach(function(s,i){line('history-'+i,s);});
-  if(CB.backends)bars('cmp-backends',CB.backends);
-  if(CB.platforms)bars('cmp-platforms',CB.platforms);
 }catch(e){window.cbErrors.push(String(e));}
 var st=document.getElementById('cb-status');
 st.setAttribute('data-charts',String(rendered));
@@ -261,9 +248,7 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   }
   const Model m = Build(ledger, o);
 
-  nlohmann::json cb = {{"history", HistoryJson(m.history)}};
-  cb["backends"] = m.backends && !m.backends->rows.empty() ? CompareChartJson(*m.backends) : nlohmann::json();
-  cb["platforms"] = m.platforms && !m.platforms->rows.empty() ? CompareChartJson(*m.platforms) : nlohmann::json();
+  const nlohmann::json cb = {{"history", HistoryJson(m.history)}};
 
   std::ostringstream out;
   int charts = 0;
@@ -285,7 +270,7 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
     out << "<p class=\"warn\" id=\"cb-missing-shards\">Warning: " << HtmlEscape(warn) << ".</p>\n";
   }
 
-  int forest_bars = 0;
+  int forest_bars = 0, speedup_bars = 0;
   out << "<h2>Claims at a glance</h2>\n";
   for (const auto& [suite, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.suite; })) {
     int bars = 0;
@@ -312,6 +297,15 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
           << "</td><td class=\"" << HtmlEscape(c.verdict) << "\">" << HtmlEscape(c.verdict) << "</td></tr>\n";
     }
     out << "</table>\n";
+    for (const auto& suite : suites) {
+      if (const auto f = m.fractions.find(suite); f != m.fractions.end()) {
+        out << FractionsHtml(f->second);
+      } else {
+        out << "<p class=\"note\">No benchmark run of this platform has recorded <code>" << HtmlEscape(suite)
+            << "</code> rows as fractions of a ceiling (<code>claimbench bench --filter '" << HtmlEscape(suite)
+            << "/'</code> records them).</p>\n";
+      }
+    }
   }
 
   out << "<h2>Claims</h2>\n<table><tr><th>paper</th><th>claim</th><th>paper value</th>"
@@ -356,20 +350,19 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
       out << "<p>" << buf << "</p>\n";
     }
   }
-  out << "<h2>CPU vs CUDA</h2>\n";
-  if (!cb["backends"].is_null()) {
-    out << "<canvas id=\"cmp-backends\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
-    ++charts;
-  } else {
-    out << "<p class=\"note\">" << HtmlEscape(m.backends_note) << "</p>\n";
-  }
-  out << "<h2>Platforms</h2>\n";
-  if (!cb["platforms"].is_null()) {
-    out << "<canvas id=\"cmp-platforms\" class=\"chart\" width=\"900\" height=\"300\"></canvas>\n";
-    ++charts;
-  } else {
-    out << "<p class=\"note\">" << HtmlEscape(m.platforms_note) << "</p>\n";
-  }
+  auto speedups = [&](const std::optional<CompareReport>& r, const std::string& note, const char* id,
+                      const char* what) {
+    out << "<h2 id=\"" << id << "\">" << what << "</h2>\n";
+    if (r && !r->rows.empty()) {
+      int bars = 0;
+      out << SpeedupSvg(*r, 200, &bars);
+      speedup_bars += bars;
+    } else {
+      out << "<p class=\"note\">" << HtmlEscape(note) << "</p>\n";
+    }
+  };
+  speedups(m.backends, m.backends_note, "cmp-backends", "CPU vs CUDA");
+  speedups(m.platforms, m.platforms_note, "cmp-platforms", "Platforms");
   out << "<h2>Provenance</h2>\n<table><tr><th>run</th><th>status</th><th>started</th><th>profile</th>"
       << "<th>git</th><th>platform</th><th>CPU</th><th>build</th><th>run_hash</th></tr>\n";
   for (const auto& p : m.provenance) {
@@ -382,11 +375,12 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
   out << "</table>\n";
   }
   out << "<div id=\"cb-status\" data-expected-charts=\"" << charts << "\" data-forest-bars=\"" << forest_bars
-      << "\" data-charts=\"0\" data-errors=\"-1\">script did not run</div>\n"
+      << "\" data-speedup-bars=\"" << speedup_bars << "\" data-charts=\"0\" data-errors=\"-1\">script did not run</div>\n"
       << "<script>\nvar CB=" << ScriptJson(cb) << ";\n" << kRender << "</script>\n</body></html>\n";
   if (stats) {
     stats->charts = charts;
     stats->forest_bars = forest_bars;
+    stats->speedup_bars = speedup_bars;
     stats->runs = static_cast<int>(m.provenance.size());
   }
   return out.str();
@@ -400,10 +394,7 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   if (m.logical.shard_count > 0) out << "; one logical run of " << DescribeShards(m.logical);
   out << "\n\n";
   if (const std::string warn = MissingShardsWarning(m.logical); !warn.empty()) out << "**Warning:** " << warn << ".\n\n";
-  auto md = [](std::string s) {
-    for (size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
-    return s;
-  };
+  const auto md = MarkdownCell;
   out << "## Claims at a glance\n";
   for (const auto& [suite, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.suite; })) {
     out << "\n### " << suite << "\n\n" << ForestMarkdown(claims);
@@ -420,6 +411,14 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
       out << "| " << md(c.claim_id) << " | " << md(c.paper_value) << " | " << md(c.paper_setting) << " | "
           << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << md(c.scale) << " | " << c.verdict
           << " |\n";
+    }
+    for (const auto& suite : suites) {
+      if (const auto f = m.fractions.find(suite); f != m.fractions.end()) {
+        out << "\n" << FractionsMarkdown(f->second);
+      } else {
+        out << "\nNo benchmark run of this platform has recorded `" << suite
+            << "` rows as fractions of a ceiling (`claimbench bench --filter '" << suite << "/'` records them).\n";
+      }
     }
   }
   if (!o.paper.empty()) return out.str();  // a paper's page alone
@@ -446,13 +445,18 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   if (steps == 0) out << "None in the " << m.history.size() << " timed series with history.\n";
   auto geo = [&](const std::optional<CompareReport>& r, const std::string& note, const char* what) {
     out << "\n## " << what << "\n\n";
-    if (r && r->overall_geomean) {
+    if (!r || r->rows.empty()) {
+      out << note << "\n";
+      return;
+    }
+    if (r->overall_geomean) {
       char buf[96];
       std::snprintf(buf, sizeof buf, "Geometric mean speedup %.3gx over %d cases", *r->overall_geomean, r->counted);
       out << buf << " (" << md(r->label_b) << " over " << md(r->label_a) << ").\n";
     } else {
-      out << (note.empty() ? "No case passed its checks on both sides." : note) << "\n";
+      out << "No case passed its checks on both sides.\n";
     }
+    out << "\n" << SpeedupMarkdown(*r);
   };
   geo(m.backends, m.backends_note, "CPU vs CUDA");
   geo(m.platforms, m.platforms_note, "Platforms");

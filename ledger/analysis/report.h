@@ -9,14 +9,19 @@
 //   - the claims table (paper, claim, paper value, measured [CI], setting,
 //     verdict);
 //   - per paper a section with anchor id "paper-<slug>" (paper value and
-//     setting beside ours, scale, verdict, the suite README's path);
+//     setting beside ours, scale, verdict, the suite README's path, and the
+//     suite's benchmark rows as fractions of this platform's ceilings from
+//     its newest bench run, report_fractions.h);
 //   - history charts with change points (ledger/analysis/history.h) for the
 //     run's timed rows (raw samples), at most max_history_charts of them,
 //     those with change points first;
-//   - a CPU-vs-CUDA chart (compare.h on the run's cpu and cuda rows) and a
-//     platform chart (the newest runs of the two most recent platforms), each
-//     replaced by a note saying why when there is nothing to compare;
-//   - complexity figures (report_complexity.h) of rows differing only in n;
+//   - CPU-vs-CUDA speedup bars (compare.h on the run's cpu and cuda rows) and
+//     platform speedup bars (this run against the newest sealed run of
+//     another platform, of the same profile when there is one), with their
+//     CIs (report_speedup.h), each replaced by a note saying why when there
+//     is nothing to compare;
+//   - complexity figures (report_complexity.h) of rows differing only in n,
+//     with the slope's bootstrap CI band;
 //   - the run's heatmap-shaped rows (ledger/analysis/heatmap.h) as shaded
 //     tables (HTML) or tables of numbers (Markdown), after the claims;
 //   - each run's provenance (git commit and dirty flag, platform, build).
@@ -48,6 +53,7 @@ struct ReportOptions {
 struct ReportStats {
   int charts = 0;        // <canvas> elements written
   int forest_bars = 0;   // forest-plot bars (claims with a measured value)
+  int speedup_bars = 0;  // CPU-vs-CUDA and platform speedup bars
   int runs = 0;
 };
 

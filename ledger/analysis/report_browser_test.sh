@@ -12,7 +12,11 @@
 # rendered DOM with one bar per claim the page counted as measured (at least
 # the harness suite's measured claims) and every SVG parsed as SVG (chromium
 # drops nothing), and so are the complexity figures (the harness suite's 4
-# size series). A screenshot of the harness paper's page alone (`report
+# size series, each with its slope-CI band) and the platform speedup bars:
+# the two CI baselines (ci/baselines/*.jsonl, an AMD EPYC and an Intel
+# Xeon run, so at least two platforms whatever machine this is) are
+# imported, and the page compares this machine's newest run with another
+# platform's, one bar per shared timed case. A screenshot of the harness paper's page alone (`report
 # --paper harness`) is read back pixel by pixel (report_screenshot_bars.py)
 # and must show one coloured bar per measured claim the page declared. Exit 77 (ctest SKIP) when chromium is not installed.
 set -euo pipefail
@@ -28,6 +32,10 @@ trap 'rm -rf "$work"' EXIT
 # 2 busy cores, and the page's scripts only need timed rows in >= 2 runs.
 for claims in 'harness\..*' 'harness\..*' 'harness\..*|docs\.D4-lm-q'; do
   "$claimbench" run --profile smoke --backend cpu --claim "$claims" --ledger "$work/l.db" >/dev/null 2>&1
+done
+baselines="$(dirname "$0")/../../ci/baselines"
+for f in "$baselines/smoke.jsonl" "$baselines/smoke.GenuineIntel-SkylakeX.jsonl"; do
+  "$claimbench" ledger import --ledger "$work/l.db" "$f" >/dev/null
 done
 "$claimbench" report --ledger "$work/l.db" --html "$work/report.html"
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
@@ -48,6 +56,11 @@ svgs_page="$(grep -o '<svg class="forest"' "$work/report.html" | wc -l)"
 svgs_dom="$(grep -o '<svg class="forest"' "$work/dom.html" | wc -l)"
 fits_page="$(grep -o '<svg class="cb-fit"' "$work/report.html" | wc -l)"
 fits_dom="$(grep -o '<svg class="cb-fit"' "$work/dom.html" | wc -l)"
+bands_dom="$(grep -o 'class="cb-fit-band"' "$work/dom.html" | wc -l)"
+speedup="$(sed -n 's/.*data-speedup-bars="\([0-9]*\)".*/\1/p' <<<"$status")"
+speedup_dom="$(grep -o 'class="cb-speedup-bar"' "$work/dom.html" | wc -l)"
+speedup_svgs="$(grep -o '<svg class="cb-speedup"' "$work/dom.html" | wc -l)"
+echo "speedup bars: $speedup_dom in the DOM in $speedup_svgs figures, $speedup declared; complexity bands: $bands_dom"
 echo "complexity figures: $fits_dom in the DOM ($fits_page written)"
 echo "forest plots: $svgs_dom in the DOM ($svgs_page written), bars: $forest_dom in the DOM, $forest declared"
 echo "charts: expected $expected, rendered $rendered, <canvas> $canvases; heatmaps $heatmaps; script errors $errors; console lines $console"
@@ -69,6 +82,9 @@ fail=0
 [ "$forest_dom" = "$forest" ] || { echo "FAIL: $forest_dom forest bars in the DOM, $forest declared"; fail=1; }
 [ "$svgs_page" -ge 1 ] && [ "$svgs_dom" = "$svgs_page" ] || { echo "FAIL: $svgs_dom forest SVGs in the DOM of $svgs_page"; fail=1; }
 [ "$fits_page" -ge 4 ] && [ "$fits_dom" = "$fits_page" ] || { echo "FAIL: $fits_dom complexity figures in the DOM of $fits_page (the harness suite's 4 series)"; fail=1; }
+[ "$bands_dom" = "$fits_page" ] || { echo "FAIL: $bands_dom slope-CI bands in the DOM for $fits_page complexity figures"; fail=1; }
+[ -n "$speedup" ] && [ "$speedup" -ge 1 ] && [ "$speedup_dom" = "$speedup" ] && [ "$speedup_svgs" = 1 ] || {
+  echo "FAIL: platform speedup bars: $speedup_dom in the DOM in $speedup_svgs figures, $speedup declared (want >= 1 in 1 figure)"; fail=1; }
 [ "$errors" = "0" ] || { echo "FAIL: $errors script errors"; grep -o 'data-errors[^<]*<' "$work/dom.html"; fail=1; }
 [ "$console" = "0" ] || { echo "FAIL: console messages:"; grep CONSOLE "$work/chromium.log"; fail=1; }
 exit $fail

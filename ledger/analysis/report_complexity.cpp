@@ -9,10 +9,14 @@
 #include <map>
 #include <sstream>
 
+#include "harness/complexity.h"
+#include "harness/hash.h"
 #include "ledger/analysis/html_escape.h"
 
 namespace cb::ledger {
 namespace {
+
+constexpr uint64_t kBandSeed = 29;
 
 std::string Num(double v) {
   char buf[32];
@@ -48,17 +52,13 @@ std::vector<ComplexitySeries> CollectComplexity(const std::vector<Result>& rows,
       s.n.push_back(n);
       s.value.push_back(k % 2 ? values[k / 2] : 0.5 * (values[k / 2 - 1] + values[k / 2]));
     }
-    double mx = 0, my = 0;
-    for (size_t i = 0; i < s.n.size(); ++i) mx += std::log(s.n[i]), my += std::log(s.value[i]);
-    mx /= s.n.size();
-    my /= s.n.size();
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < s.n.size(); ++i) {
-      sxy += (std::log(s.n[i]) - mx) * (std::log(s.value[i]) - my);
-      sxx += (std::log(s.n[i]) - mx) * (std::log(s.n[i]) - mx);
-    }
-    s.slope = sxx > 0 ? sxy / sxx : 0;
-    s.intercept = my - s.slope * mx;
+    // The claims' own fit (harness/complexity.h): least squares on log-log
+    // with a pairs-bootstrap CI on the slope, seeded so a report is
+    // reproducible.
+    const cb::harness::PowerFit fit = cb::harness::FitPowerLaw(s.n, s.value, kBandSeed);
+    s.slope = fit.exponent;
+    s.intercept = fit.intercept;
+    s.slope_ci = fit.exponent_ci;
     out.push_back(std::move(s));
     if (out.size() >= max_series) break;
   }
@@ -77,16 +77,34 @@ std::string ComplexitySvg(const ComplexitySeries& s) {
   auto X = [&](double n) { return kL + (kR - kL) * (std::log10(n) - x0) / (x1 - x0); };
   auto Y = [&](double v) { return kB - (kB - kT) * (std::log10(v) - y0) / (y1 - y0); };
   auto fit = [&](double n) { return std::exp(s.intercept + s.slope * std::log(n)); };
+  // The band: every line through the fit's centroid (the geometric mean of
+  // n, where the least-squares line passes through the mean of log value)
+  // with a slope inside the CI; a bow tie pinched at the centroid.
+  double mean_log_n = 0;
+  for (double n : s.n) mean_log_n += std::log(n);
+  const double centre_n = std::exp(mean_log_n / s.n.size());
+  auto band = [&](double n, double slope) { return fit(centre_n) * std::pow(n / centre_n, slope); };
+  // Figures share one page, so each clip path's id is its series' own
+  // (titles are unique within a run's series).
+  const std::string clip = "cb-fit-clip-" + cb::harness::Xxh3_128(s.title).Hex().substr(0, 16);
   std::ostringstream out;
   out << "<svg class=\"cb-fit\" width=\"" << kW << "\" height=\"" << kH << "\" font-family=\"sans-serif\" font-size=\"11\">"
       << "<title>" << HtmlEscape(s.title) << "</title>"
       << "<rect x=\"" << kL << "\" y=\"" << kT << "\" width=\"" << kR - kL << "\" height=\"" << kB - kT
       << "\" fill=\"none\" stroke=\"#ccc\"/>"
-      << "<text x=\"" << kL << "\" y=\"14\">least-squares slope " << Num(s.slope) << " (log-log)</text>"
+      << "<text x=\"" << kL << "\" y=\"14\">log-log slope " << Num(s.slope) << " [" << Num(s.slope_ci.low)
+      << ", " << Num(s.slope_ci.high) << "], band: its 95% CI</text>"
       << "<text x=\"" << kL << "\" y=\"" << kB + 14 << "\">n = " << Num(s.n.front()) << "</text>"
       << "<text x=\"" << kR << "\" y=\"" << kB + 14 << "\" text-anchor=\"end\">n = " << Num(s.n.back()) << "</text>"
       << "<text x=\"" << kL - 4 << "\" y=\"" << kT + 10 << "\" text-anchor=\"end\">" << Num(std::pow(10, y1)) << "</text>"
       << "<text x=\"" << kL - 4 << "\" y=\"" << kB << "\" text-anchor=\"end\">" << Num(std::pow(10, y0)) << "</text>"
+      << "<clipPath id=\"" << clip << "\"><rect x=\"" << kL << "\" y=\"" << kT << "\" width=\"" << kR - kL
+      << "\" height=\"" << kB - kT << "\"/></clipPath>"
+      << "<path class=\"cb-fit-band\" clip-path=\"url(#" << clip << ")\" d=\"M" << X(s.n.front()) << " "
+      << Y(band(s.n.front(), s.slope_ci.high)) << " L" << X(centre_n) << " " << Y(fit(centre_n)) << " L"
+      << X(s.n.back()) << " " << Y(band(s.n.back(), s.slope_ci.high)) << " L" << X(s.n.back()) << " "
+      << Y(band(s.n.back(), s.slope_ci.low)) << " L" << X(centre_n) << " " << Y(fit(centre_n)) << " L"
+      << X(s.n.front()) << " " << Y(band(s.n.front(), s.slope_ci.low)) << " Z\" fill=\"#c03030\" fill-opacity=\"0.15\"/>"
       << "<line class=\"cb-fit-line\" x1=\"" << X(s.n.front()) << "\" y1=\"" << Y(fit(s.n.front())) << "\" x2=\""
       << X(s.n.back()) << "\" y2=\"" << Y(fit(s.n.back())) << "\" stroke=\"#c03030\" stroke-width=\"1.5\"/>";
   for (size_t i = 0; i < s.n.size(); ++i) {

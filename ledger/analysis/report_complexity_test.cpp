@@ -1,7 +1,8 @@
 // File: ledger/analysis/report_complexity_test.cpp
 // Complexity figures: a planted power law's slope recovered, series split by
 // their other params, too-short or non-positive series left out, one point
-// per n (the median) in the SVG.
+// per n (the median) in the SVG, and the slope's bootstrap CI: a point on an
+// exact power law has no spread, a bent series does, and the band is drawn.
 #include "ledger/analysis/report_complexity.h"
 
 #include <gtest/gtest.h>
@@ -10,8 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/count.h"
+
 namespace cb::ledger {
 namespace {
+
+using cb::testing::CountOf;
 
 Result Row(double n, double v, const std::string& metric = "seconds", nlohmann::json extra = nlohmann::json::object()) {
   Result r;
@@ -23,12 +28,6 @@ Result Row(double n, double v, const std::string& metric = "seconds", nlohmann::
   r.params = extra;
   r.params["n"] = n;
   return r;
-}
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += what.size()) ++n;
-  return n;
 }
 
 TEST(ReportComplexity, RecoversAPlantedSlopeAndSplitsSeries) {
@@ -56,10 +55,28 @@ TEST(ReportComplexity, RecoversAPlantedSlopeAndSplitsSeries) {
   EXPECT_NEAR(s[0].value[0], 3e-9 * 512, 1e-15);  // the outlier 1e9 is not the median
   EXPECT_NEAR(s[0].slope, 1.5, 1e-9);
   const std::string svg = ComplexitySvg(s[2]);
-  EXPECT_EQ(Count(svg, "class=\"cb-fit-point\""), 4);
-  EXPECT_EQ(Count(svg, "class=\"cb-fit-line\""), 1);
-  EXPECT_NE(svg.find("least-squares slope 2"), std::string::npos);
+  EXPECT_EQ(CountOf(svg, "class=\"cb-fit-point\""), 4);
+  EXPECT_EQ(CountOf(svg, "class=\"cb-fit-line\""), 1);
+  EXPECT_EQ(CountOf(svg, "class=\"cb-fit-band\""), 1);
+  EXPECT_NEAR(s[2].slope_ci.low, 2.0, 1e-12);  // exact power law: every resample's slope is 2
+  EXPECT_NEAR(s[2].slope_ci.high, 2.0, 1e-12);
+  EXPECT_NE(svg.find("log-log slope 2 [2, 2]"), std::string::npos);
   EXPECT_EQ(CollectComplexity(rows, 1).size(), 1u);
+}
+
+TEST(ReportComplexity, ABentSeriesHasASlopeIntervalAroundItsFit) {
+  // 1000 + 3n: a fixed overhead bends the log-log line, so resampled pairs
+  // disagree on the slope and the CI has width.
+  std::vector<Result> rows;
+  for (double n = 64; n <= 16384; n *= 2) rows.push_back(Row(n, 1000 + 3 * n));
+  const auto s = CollectComplexity(rows);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_LT(s[0].slope_ci.low, s[0].slope);
+  EXPECT_GT(s[0].slope_ci.high, s[0].slope);
+  EXPECT_GT(s[0].slope_ci.high - s[0].slope_ci.low, 0.05);
+  // Seeded: the same rows give the same interval (and page).
+  EXPECT_EQ(CollectComplexity(rows)[0].slope_ci.low, s[0].slope_ci.low);
+  EXPECT_EQ(ComplexitySvg(s[0]), ComplexitySvg(CollectComplexity(rows)[0]));
 }
 
 }  // namespace

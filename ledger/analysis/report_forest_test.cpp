@@ -10,14 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/count.h"
+
 namespace cb::ledger {
 namespace {
 
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += what.size()) ++n;
-  return n;
-}
+using cb::testing::CountOf;
 
 ClaimRow Claim(const std::string& id, std::optional<double> v, std::optional<double> lo, std::optional<double> hi,
                const std::string& criterion, const std::string& verdict, const std::string& paper = "-") {
@@ -77,10 +75,10 @@ TEST(ReportForest, OneBarPerMeasuredClaimAndUnmeasuredListed) {
   with_reason[3].reason = "no endpoint: set CB_ENDPOINT";
   const std::string svg = ForestSvg(with_reason, &bars);
   EXPECT_EQ(bars, 3);
-  EXPECT_EQ(Count(svg, "class=\"cb-bar\""), 3);
-  EXPECT_EQ(Count(svg, "<svg"), 1);
-  EXPECT_EQ(Count(svg, "class=\"cb-paper\""), 1);      // only s.A's paper value is a number
-  EXPECT_EQ(Count(svg, "class=\"cb-threshold\""), 4);  // A: two edges, B and C: one each
+  EXPECT_EQ(CountOf(svg, "class=\"cb-bar\""), 3);
+  EXPECT_EQ(CountOf(svg, "<svg"), 1);
+  EXPECT_EQ(CountOf(svg, "class=\"cb-paper\""), 1);      // only s.A's paper value is a number
+  EXPECT_EQ(CountOf(svg, "class=\"cb-threshold\""), 4);  // A: two edges, B and C: one each
   EXPECT_NE(svg.find("data-verdict=\"NOT_REPRODUCED\" x="), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#c03030\""), std::string::npos);
   EXPECT_NE(svg.find("<li><b>s.D</b>"), std::string::npos);
@@ -109,9 +107,9 @@ TEST(ReportForest, MarkdownTextBar) {
   const size_t line = md.find("s.A ");
   ASSERT_NE(line, std::string::npos) << md;
   const std::string track = md.substr(md.find('[', line) + 1, 40);
-  EXPECT_EQ(Count(track, "o"), 1) << track;
-  EXPECT_EQ(Count(track, "P"), 1) << track;
-  EXPECT_EQ(Count(track, "|"), 2) << track;
+  EXPECT_EQ(CountOf(track, "o"), 1) << track;
+  EXPECT_EQ(CountOf(track, "P"), 1) << track;
+  EXPECT_EQ(CountOf(track, "|"), 2) << track;
   EXPECT_LT(track.find('|'), track.find('='));  // bound 0 left of the CI
   EXPECT_LT(track.find('o'), track.find('P'));  // value 1.0 left of the paper's 1.2
   EXPECT_NE(md.find("- s.D: UNMEASURABLE, no measured value"), std::string::npos) << md;

@@ -17,11 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/cli_test_util.h"
+#include "fixtures/count.h"
 
 #include "harness/random.h"
 #include "ledger/ledger.h"
 
 namespace {
+
+using cb::testing::CountOf;
 
 namespace fs = std::filesystem;
 using cb::cli::testing::ClaimbenchTest;
@@ -165,12 +168,114 @@ TEST_F(AnalysisCliTest, ReportInBothFormats) {
   EXPECT_NE(page.find("window.Chart = function () {};"), std::string::npos);  // inlined
   EXPECT_EQ(page.find("// </script> inside"), std::string::npos);           // and escaped
   EXPECT_NE(page.find("id=\"cmp-backends\""), std::string::npos);
-  EXPECT_NE(page.find("data-expected-charts=\"3\""), std::string::npos);  // 2 histories + cpu/cuda
+  EXPECT_NE(page.find("data-expected-charts=\"2\""), std::string::npos);  // 2 histories (Chart.js)
+  EXPECT_NE(page.find("data-speedup-bars=\"1\""), std::string::npos);     // cpu vs cuda (inline SVG)
+  EXPECT_EQ(CountOf(page, "class=\"cb-speedup-bar\""), 1);
+  EXPECT_EQ(CountOf(page, "class=\"cb-speedup-ci\""), 1);
+  EXPECT_NE(md.out.find("| synth/kernel seconds | 1.3"), std::string::npos) << md.out;  // the bar as text
   EXPECT_EQ(page.find("http://"), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);
   EXPECT_EQ(Run({"report", "--ledger", "l.db"}).exit_code, 3);
   EXPECT_EQ(Run({"report", "--ledger", "l.db", "--html", "x.html", "--chartjs", "nope.js"}).exit_code, 3);
   EXPECT_FALSE(fs::exists(dir_ / "x.html"));
+}
+
+// The default run is the newest complete one with claims (a later bench run
+// has none); its platform comparison is against the newest run of another
+// platform with the same profile.
+TEST_F(AnalysisCliTest, ReportTablesTheNewestClaimsRunAndComparesItWithAnotherPlatform) {
+  {
+    lg::Ledger ledger = lg::Ledger::Open(Path("pl.db"));
+    cb::harness::Rng rng(3, 3);
+    auto add = [&](const std::string& platform, const std::string& profile, double seconds, bool claim) {
+      lg::RunMeta meta;
+      meta.platform_hash = platform;
+      meta.profile = profile;
+      const int64_t id = ledger.BeginRun(meta);
+      ledger.AddResult(id, Timing("cpu", seconds, rng));
+      if (claim) {
+        lg::ClaimRow c;
+        c.claim_id = "synth.C1";
+        c.suite = "synth";
+        c.paper = "Synthetic";
+        c.verdict = "REPRODUCED";
+        ledger.AddClaim(id, c);
+      }
+      ledger.FinishRun(id, lg::RunStatus::kComplete);
+    };
+    add("pf", "smoke", 2.0, true);       // run 1: superseded by run 4
+    add("other", "smoke", 1.0, true);    // run 2: the other platform's run of this profile
+    add("other", "bench", 9.0, false);   // run 3: newer on that platform, another profile
+    add("pf", "smoke", 2.0, true);       // run 4: the one reported
+    add("pf", "bench", 5.0, false);      // run 5: newest, no claims
+  }
+  const Output md = Run({"report", "--ledger", "pl.db", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("# claimbench report: run 4"), std::string::npos) << md.out;
+  const std::string what = "Geometric mean speedup ";
+  const size_t at = md.out.find(what);
+  ASSERT_NE(at, std::string::npos) << md.out;
+  EXPECT_NEAR(std::stod(md.out.substr(at + what.size())), 0.5, 0.02);  // 1 s there, 2 s here (1% noise)
+  EXPECT_NE(md.out.find("over 1 cases (platform pf (this run) over platform other (run 2))"), std::string::npos)
+      << md.out;
+}
+
+// Paper pages show the suite's benchmark rows as fractions of the ceiling,
+// from the newest bench run of the SAME platform that has them (issue 29).
+TEST_F(AnalysisCliTest, PaperPagesShowTheNewestBenchFractionsOfThisPlatform) {
+  {
+    lg::Ledger ledger = lg::Ledger::Open(Path("f.db"));
+    auto bench = [&](const std::string& platform, const std::string& suite, double fraction) {
+      lg::RunMeta meta;
+      meta.platform_hash = platform;
+      meta.profile = "bench";
+      const int64_t id = ledger.BeginRun(meta);
+      lg::Result r;
+      r.suite = suite;
+      r.case_name = "cpu/copy/access:read/threads:1";
+      r.backend = "cpu";
+      r.metric = "bytes_per_second";
+      r.value = fraction * 1e10;
+      ledger.AddResult(id, r);
+      r.metric = "bytes_per_second_fraction_of_cpu_stream_read_1t";
+      r.unit = "1";
+      r.value = fraction;
+      r.params = {{"ceiling", {{"name", "cpu_stream_read_1t"}, {"unit", "GB/s"}}}};
+      ledger.AddResult(id, r);
+      ledger.FinishRun(id, lg::RunStatus::kComplete);
+    };
+    bench("pf", "synth", 0.25);     // older: superseded
+    bench("pf", "synth", 0.42);     // the one shown
+    bench("other", "synth", 0.91);  // newer, but another machine's ceiling
+    bench("pf", "zzz", 0.11);       // newest of this platform, another suite
+    lg::RunMeta meta;
+    meta.platform_hash = "pf";
+    const int64_t id = ledger.BeginRun(meta);
+    for (const char* suite : {"synth", "lonely"}) {
+      lg::ClaimRow c;
+      c.claim_id = std::string(suite) + ".C1";
+      c.suite = suite;
+      c.paper = std::string("Paper ") + suite;
+      c.verdict = "REPRODUCED";
+      ledger.AddClaim(id, c);
+    }
+    ledger.FinishRun(id, lg::RunStatus::kComplete);
+  }
+  const Output md = Run({"report", "--ledger", "f.db", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("(run 2, "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| cpu/copy/access:read/threads:1 | cpu |  | cpu_stream_read_1t | 0.42 |"), std::string::npos)
+      << md.out;
+  EXPECT_EQ(md.out.find("0.25"), std::string::npos);
+  EXPECT_EQ(md.out.find("0.91"), std::string::npos);
+  EXPECT_EQ(md.out.find("0.11"), std::string::npos);
+  EXPECT_NE(md.out.find("has recorded `lonely` rows as fractions"), std::string::npos) << md.out;
+  std::ofstream(dir_ / "fake_chart.js") << "window.Chart = function () {};\n";
+  ASSERT_EQ(Run({"report", "--ledger", "f.db", "--html", "p.html", "--chartjs", "fake_chart.js", "--paper", "synth"})
+                .exit_code, 0);
+  const std::string page = ReadFile(dir_ / "p.html");
+  EXPECT_EQ(CountOf(page, "<table class=\"cb-fractions\">"), 1);
+  EXPECT_NE(page.find("<td>cpu_stream_read_1t</td><td>0.42</td>"), std::string::npos);
 }
 
 TEST_F(AnalysisCliTest, GbenchJsonRoundTrip) {

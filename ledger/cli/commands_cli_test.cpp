@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/cli_test_util.h"
+#include "fixtures/count.h"
 #include "ledger/ledger.h"
 
 namespace {
@@ -28,6 +30,7 @@ namespace fs = std::filesystem;
 using cb::cli::testing::ClaimbenchTest;
 using cb::cli::testing::Output;
 using cb::cli::testing::ReadFile;
+using cb::testing::CountOf;
 
 // The binary under test: $CB_CLAIMBENCH (a relocated bundle) or the build's.
 class CliTest : public ClaimbenchTest {
@@ -118,9 +121,20 @@ TEST_F(CliTest, EveryClaimRunsAtTheSmokeProfile) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j.at("status"), "complete");
+  std::set<std::string> papers;
   for (const auto& c : j.at("claims")) {
     EXPECT_NE(c.at("reason").get<std::string>().rfind("error:", 0), 0u) << c.dump();
+    papers.insert(c.at("paper").get<std::string>());
   }
+  // The report of the whole profile (issue 29): every claim in a forest plot
+  // (a bar when it has a measured value, listed otherwise) and a section per
+  // paper.
+  std::ofstream(Path("fake_chart.js")) << "window.Chart = function () {};\n";
+  ASSERT_EQ(Run({"report", "--ledger", "s.db", "--html", "r.html", "--chartjs", "fake_chart.js"}).exit_code, 0);
+  const std::string page = ReadFile(Path("r.html"));
+  EXPECT_EQ(CountOf(page, "class=\"cb-bar\"") + CountOf(page, "</span>, no measured value"),
+            static_cast<int>(j.at("claims").size()));
+  EXPECT_EQ(CountOf(page, "<h3 id=\"paper-"), static_cast<int>(papers.size()));
 }
 
 TEST_F(CliTest, NonSqliteLedgerIsAOneLineError) {

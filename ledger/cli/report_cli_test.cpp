@@ -12,18 +12,15 @@
 #include <vector>
 
 #include "fixtures/cli_test_util.h"
+#include "fixtures/count.h"
 
 namespace {
+
+using cb::testing::CountOf;
 
 using cb::cli::testing::ClaimbenchTest;
 using cb::cli::testing::Output;
 using cb::cli::testing::ReadFile;
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += what.size()) ++n;
-  return n;
-}
 
 class ReportCliTest : public ClaimbenchTest {
  protected:
@@ -42,7 +39,7 @@ TEST_F(ReportCliTest, TwoMergedShardsAreOneLogicalRun) {
 
   const Output full = Run({"report", "--ledger", "full.db", "--format", "md"});
   ASSERT_EQ(full.exit_code, 0) << full.err;
-  const int claims = Count(full.out, "| claimbench harness | harness.");
+  const int claims = CountOf(full.out, "| claimbench harness | harness.");
   ASSERT_GE(claims, 4) << full.out;
   EXPECT_EQ(full.out.find("logical run"), std::string::npos);  // not sharded
 
@@ -50,7 +47,7 @@ TEST_F(ReportCliTest, TwoMergedShardsAreOneLogicalRun) {
   ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_NE(md.out.find("one logical run of shards 0, 1 of 2 (runs 1, 2)"), std::string::npos) << md.out;
   EXPECT_EQ(md.out.find("Warning"), std::string::npos) << md.out;
-  EXPECT_EQ(Count(md.out, "| claimbench harness | harness."), claims) << md.out;  // both shards' claims
+  EXPECT_EQ(CountOf(md.out, "| claimbench harness | harness."), claims) << md.out;  // both shards' claims
   EXPECT_NE(md.out.find("## Claims at a glance"), std::string::npos);
   EXPECT_NE(md.out.find("### claimbench harness"), std::string::npos);  // the paper's section
 
@@ -58,8 +55,8 @@ TEST_F(ReportCliTest, TwoMergedShardsAreOneLogicalRun) {
   const Output html = Run({"report", "--ledger", "m.db", "--html", "r.html", "--chartjs", "fake_chart.js"});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   const std::string page = ReadFile(dir_ / "r.html");
-  const int bars = Count(page, "class=\"cb-bar\"");
-  const int unmeasured = Count(page, "</span>, no measured value");
+  const int bars = CountOf(page, "class=\"cb-bar\"");
+  const int unmeasured = CountOf(page, "</span>, no measured value");
   EXPECT_GE(bars, 3);
   EXPECT_EQ(bars + unmeasured, claims);  // every claim in the forest plot, measured ones as bars
   EXPECT_NE(page.find("data-forest-bars=\"" + std::to_string(bars) + "\""), std::string::npos);
@@ -73,7 +70,7 @@ TEST_F(ReportCliTest, TwoMergedShardsAreOneLogicalRun) {
   const Output one = Run({"report", "--ledger", "s0.db", "--format", "md"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_NE(one.out.find("shard 1 of 2 is missing"), std::string::npos) << one.out;
-  EXPECT_LT(Count(one.out, "| claimbench harness | harness."), claims);
+  EXPECT_LT(CountOf(one.out, "| claimbench harness | harness."), claims);
   ASSERT_EQ(Run({"report", "--ledger", "s0.db", "--html", "one.html", "--chartjs", "fake_chart.js"}).exit_code, 0);
   EXPECT_NE(ReadFile(dir_ / "one.html").find("id=\"cb-missing-shards\""), std::string::npos);
 
@@ -82,7 +79,7 @@ TEST_F(ReportCliTest, TwoMergedShardsAreOneLogicalRun) {
                             "--paper", "HARNESS"});
   ASSERT_EQ(paper.exit_code, 0) << paper.err;
   const std::string ppage = ReadFile(dir_ / "p.html");
-  EXPECT_EQ(Count(ppage, "class=\"cb-bar\""), bars);
+  EXPECT_EQ(CountOf(ppage, "class=\"cb-bar\""), bars);
   EXPECT_NE(ppage.find("id=\"paper-claimbench-harness\""), std::string::npos);
   EXPECT_EQ(ppage.find("<h2>Provenance</h2>"), std::string::npos);
   const Output bad = Run({"report", "--ledger", "m.db", "--format", "md", "--paper", "nope"});

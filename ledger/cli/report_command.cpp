@@ -24,6 +24,16 @@ struct ReportCliOptions {
   int max_charts = 12;
 };
 
+// The default run: the newest complete sealed run with claims (a `bench` run
+// recorded after it has none and would leave the report empty), else the
+// newest sealed run.
+int64_t DefaultRun(lg::Ledger& ledger) {
+  for (const auto& r : ledger.Log(1 << 30)) {
+    if (!r.run_hash.empty() && r.status == "complete" && r.claims > 0) return r.id;
+  }
+  return lg::NewestSealedRun(ledger);
+}
+
 int Report(const ReportCliOptions& o) {
   if (o.html.empty() == o.format.empty()) throw UsageError("give exactly one of --html FILE or --format md");
   if (!o.format.empty() && o.format != "md") throw UsageError("--format '" + o.format + "': expected md");
@@ -35,7 +45,7 @@ int Report(const ReportCliOptions& o) {
   if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
   lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
   lg::ReportOptions opt;
-  opt.run_id = o.run.empty() ? lg::NewestSealedRun(ledger) : ledger.ResolveRun(o.run);
+  opt.run_id = o.run.empty() ? DefaultRun(ledger) : ledger.ResolveRun(o.run);
   opt.max_history_charts = o.max_charts;
   opt.chartjs_path = o.chartjs;
   opt.paper = o.paper;
@@ -61,7 +71,7 @@ void AddReportCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<ReportCliOptions>();
   CLI::App* cmd = app.add_subcommand("report", "A self-contained HTML report (--html) or a Markdown summary");
   AddLedgerOption(cmd, &o->ledger);
-  cmd->add_option("--run", o->run, "The run whose claims are tabled (default: the newest complete sealed run)");
+  cmd->add_option("--run", o->run, "The run whose claims are tabled (default: the newest complete sealed run with claims)");
   cmd->add_option("--html", o->html, "Write the HTML report to this file");
   cmd->add_option("--format", o->format, "md: print a Markdown summary instead");
   cmd->add_option("--paper", o->paper,
