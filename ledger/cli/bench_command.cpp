@@ -101,6 +101,7 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   }
   InitializeBenchmark(o, /*list=*/false);
 
+  CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
   cb::harness::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);

@@ -8,8 +8,11 @@
 
 #include "harness/build_info.h"
 #include "harness/ceilings.h"
+#include "harness/claim.h"
+#include "harness/machine_load.h"
 #include "harness/platform.h"
 #include "harness/source_hash.h"
+#include "ledger/ceiling_update.h"
 
 namespace cb::cli {
 namespace {
@@ -73,31 +76,62 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
   return meta;
 }
 
+std::string CeilingLoadOverride() {
+  const char* env = std::getenv("CB_CEILING_LOAD");
+  const std::string value = env != nullptr ? env : "";
+  if (!value.empty() && value != "quiet" && value != "busy") {
+    throw UsageError("CB_CEILING_LOAD='" + value + "': expected quiet or busy (or unset to sample the load)");
+  }
+  return value;
+}
+
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
                                                 const std::string& platform_hash,
                                                 bool remeasure) {
   constexpr bool quick = true;
+  const std::string override = CeilingLoadOverride();
   auto stored = ledger.GetCeilings(platform_hash);
-  if (!stored.empty() && !remeasure) return stored;
+  auto done = [&] { return !stored.empty() && !remeasure && !cb::ledger::AnyProvisional(stored); };
+  if (done()) return stored;
+  // One measurer at a time on this machine; then look again, since the
+  // process we waited for may have measured into this very ledger.
+  const cb::harness::MachineLock lock("ceilings", [] {
+    std::fprintf(stderr, "claimbench: waiting for another claimbench process to finish measuring this "
+                         "machine's ceilings\n");
+  });
+  if (cb::harness::InterruptRequested()) return stored;  // the caller reports the interrupt
+  stored = ledger.GetCeilings(platform_hash);
+  if (done()) return stored;
+
+  const cb::harness::MachineLoad before = cb::harness::SampleMachineLoad();
   std::vector<cb::ledger::Ceiling> measured;
   auto add = [&](const std::vector<cb::harness::CeilingMeasurement>& ms) {
     for (const auto& m : ms) measured.push_back({m.name, m.value, m.unit, m.detail});
   };
   add(cb::harness::MeasureCpuCeilings(quick));
   add(cb::harness::MeasureGpuCeilings(quick));
-  std::vector<cb::ledger::Ceiling> raised;
-  for (const auto& m : measured) {
+  const cb::harness::MachineLoad load = cb::harness::Busier(before, cb::harness::SampleMachineLoad());
+  const bool busy = override.empty() ? load.Busy() : override == "busy";
+  for (auto& m : measured) {
+    m.detail["provisional"] = busy;
+    m.detail["load"] = load.ToJson();
+    if (!override.empty()) m.detail["load"]["override"] = "CB_CEILING_LOAD=" + override;
+    m.detail["machine_lock"] = lock.held() ? "held" : lock.reason();
+  }
+  if (busy) {
+    std::fprintf(stderr, "claimbench: ceilings measured while %.3g other tasks were runnable: stored as "
+                         "provisional, measured again by the next run on a quiet machine\n", load.others_runnable);
+  }
+  const auto to_store = cb::ledger::CeilingsToStore(stored, measured);
+  for (const auto& m : to_store) {
     const auto old = std::find_if(stored.begin(), stored.end(),
                                   [&](const cb::ledger::Ceiling& c) { return c.name == m.name; });
-    if (old == stored.end() || m.value > old->value) {
-      if (old != stored.end()) {
-        std::printf("ceiling %s: %.4g -> %.4g %s\n", m.name.c_str(), old->value, m.value,
-                    m.unit.c_str());
-      }
-      raised.push_back(m);
+    if (old != stored.end()) {
+      std::printf("ceiling %s: %.4g -> %.4g %s%s\n", m.name.c_str(), old->value, m.value, m.unit.c_str(),
+                  cb::ledger::IsProvisional(m) ? " (provisional)" : "");
     }
   }
-  if (!raised.empty()) ledger.PutCeilings(platform_hash, raised);
+  if (!to_store.empty()) ledger.PutCeilings(platform_hash, to_store);
   return ledger.GetCeilings(platform_hash);
 }
 

@@ -36,12 +36,23 @@ cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string
                                    uint64_t seed);
 
 // The platform's ceilings (DESIGN §5): read from the ledger when this
-// platform hash has them, else measured now (CPU always; GPU when a device
-// is usable; always the same quick sizes, so stored ceilings are comparable)
-// and stored. With `remeasure`, measured again even when stored, and each
-// stored value replaced only by a higher one: a ceiling is the best the
-// machine did, so one measurement on a loaded machine cannot lower it for
-// good. Prints each ceiling that rose.
+// platform hash has them and none is provisional, else measured now (CPU
+// always; GPU when a device is usable; always the same quick sizes, so stored
+// ceilings are comparable) under the machine-wide lock (one measurer at a
+// time, harness/machine_load.h) and stored by ledger/ceiling_update.h's rule:
+// a ceiling is the best the machine did while quiet; one measured while
+// other tasks were runnable is stored provisional (detail.provisional, with
+// the load in detail.load) and replaced by the next quiet measurement
+// (CB_CEILING_LOAD overrides the sampled verdict, CeilingLoadOverride()). With
+// `remeasure`, measured again even when stored. Prints each ceiling that
+// changed. Returns what is stored without measuring when SIGINT/SIGTERM
+// arrived while waiting for the lock (the caller checks InterruptRequested).
+// CB_CEILING_LOAD: "quiet" or "busy" replaces the load verdict of a ceiling
+// measurement (containers whose /proc/loadavg shows the host's load; tests),
+// "" when unset. UsageError for any other value: commands that measure call
+// it before they open a ledger, so a bad value changes nothing.
+std::string CeilingLoadOverride();
+
 std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
                                                 const std::string& platform_hash,
                                                 bool remeasure = false);

@@ -188,6 +188,7 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
     std::erase_if(selected, [&](const h::ClaimDef* d) { return !h::InShard(d->spec.id, *shard); });
   }
 
+  CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
   h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, seed);
