@@ -75,6 +75,19 @@ void CanonicalWriter::Int(std::string_view name, int64_t value) {
   AppendLe64(static_cast<uint64_t>(value), out_);
 }
 
+void CanonicalWriter::OptInt(std::string_view name, std::optional<int64_t> value) {
+  if (value) {
+    Int(name, *value);
+  } else {
+    Null(name);
+  }
+}
+
+void CanonicalWriter::Blob(std::string_view name, std::string_view bytes) {
+  Header(name, FieldType::kBlob, bytes.size());
+  out_->append(bytes);
+}
+
 void CanonicalWriter::Real(std::string_view name, std::optional<double> value) {
   const std::optional<double> v = CanonicalReal(value);
   if (!v) {

@@ -26,6 +26,7 @@
 //                  to the one quiet NaN 0x7ff8000000000000
 //   0x06 HASHES    n x 16 bytes, each a Hash128 as high word then low word,
 //                  both big-endian (the byte order of its hex string)
+//   0x07 BLOB      the bytes as stored (cache/1's response)
 //
 // The first field of every record is `record` (TEXT) naming the record kind
 // and its encoding version: "result/1".."result/4", "claim/1".."claim/3",
@@ -51,6 +52,18 @@
 //   run/1:    record run_uuid status command profile seed(INT, the uint64's
 //             bits) git_commit git_dirty(INT 0/1) source_hash platform_hash
 //             platform(JSON) build(JSON) started_at finished_at(TEXT|NULL)
+//
+// The side tables' rows (schema version 5), each hashed on its own and not
+// part of any run_hash (ledger.h says why; README "what verify covers"):
+//
+//   ceiling/1:  record platform_hash name value unit detail(JSON) measured_at
+//   artifact/1: record hash generator version(INT) params(JSON) size(INT)
+//               path created_at
+//   decision/1: record run_id(INT: the candidate run's local id; decisions
+//               are never exported, so a local id is stable) baseline suite
+//               case_name metric verdict test n(INT|NULL) p effect ci_low
+//               ci_high threshold policy_version detail(JSON) created_at
+//   cache/1:    record key response(BLOB) created_at
 //
 // Unlisted fields have the type their column has (TEXT, or REAL/NULL).
 // Local row ids, run ids, host and pid are deliberately not encoded: a row
@@ -110,6 +123,7 @@ enum class FieldType : uint8_t {
   kJson = 0x04,
   kF64Array = 0x05,
   kHashes = 0x06,
+  kBlob = 0x07,
 };
 
 // Appends fields to a byte string. Cheap: no allocation once `out` has
@@ -122,6 +136,8 @@ class CanonicalWriter {
   void Text(std::string_view name, std::string_view value);
   void OptText(std::string_view name, std::optional<std::string_view> value);
   void Int(std::string_view name, int64_t value);
+  void OptInt(std::string_view name, std::optional<int64_t> value);  // nullopt: NULL
+  void Blob(std::string_view name, std::string_view bytes);
   // Canonicalises on the way in (-0.0 -> +0.0, NaN -> NULL).
   void Real(std::string_view name, std::optional<double> value);
   // REQUIRES: `canonical_json` came from CanonicalJson().
@@ -219,6 +235,45 @@ void EncodeRunMeta(const RunView& run, std::string* out);
 // content_hash of a row; `scratch` is reused to avoid allocation.
 Hash128 ResultHash(const ResultView& r, std::string* scratch);
 Hash128 ClaimHash(const ClaimView& c, std::string* scratch);
+
+// --- the side tables' records (canonical.cpp's companion canonical_side.cpp)
+
+struct CeilingView {
+  std::string_view platform_hash, name;
+  std::optional<double> value;
+  std::string_view unit;
+  std::string_view detail_json;  // canonical JSON text
+  std::string_view measured_at;
+};
+
+struct ArtifactView {
+  std::string_view hash, generator;
+  int64_t version = 0;
+  std::string_view params_json;  // canonical JSON text
+  int64_t size = 0;
+  std::string_view path, created_at;
+};
+
+struct DecisionView {
+  int64_t run_id = 0;
+  std::string_view baseline, suite, case_name, metric, verdict, test;
+  std::optional<int64_t> n;
+  std::optional<double> p, effect, ci_low, ci_high, threshold;
+  std::string_view policy_version;
+  std::string_view detail_json;  // canonical JSON text
+  std::string_view created_at;
+};
+
+struct CacheEntryView {
+  std::string_view key, response, created_at;
+};
+
+// content_hash of a side-table row (ceiling/1, artifact/1, decision/1,
+// cache/1); `scratch` is reused to avoid allocation.
+Hash128 CeilingHash(const CeilingView& c, std::string* scratch);
+Hash128 ArtifactHash(const ArtifactView& a, std::string* scratch);
+Hash128 DecisionHash(const DecisionView& d, std::string* scratch);
+Hash128 CacheEntryHash(const CacheEntryView& e, std::string* scratch);
 
 // One row's position in its run and its content_hash.
 struct SeqHash {

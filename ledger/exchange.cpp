@@ -395,12 +395,27 @@ bool CheckHash(std::string_view stored_hex, const Hash128& computed) {
   return stored && *stored == computed;
 }
 
-// The hashes of one table's rows in seq order; a seq given twice is refused.
-std::vector<Hash128> InSeqOrder(const Fields& top, const char* table, std::vector<SeqHash> rows) {
+// The hashes of one table's rows in seq order (sorts `rows`); a seq given
+// twice is refused.
+std::vector<Hash128> InSeqOrder(const Fields& top, const char* table, std::vector<SeqHash>& rows) {
   std::optional<int64_t> duplicate;
   std::vector<Hash128> hashes = HashesInSeqOrder(rows, &duplicate);
   if (duplicate) top.Bad(table, "seq " + std::to_string(*duplicate) + " appears twice");
   return hashes;
+}
+
+// Refuses seqs other than 1..n (Verify would refuse them once stored: a seq
+// past the last is how a moved row shows, since run_hash covers only the
+// order). Checked after run_hash, so a dropped row is reported as that.
+// REQUIRES: `rows` in seq order (InSeqOrder sorted them).
+void CheckNumberedFromOne(const Fields& top, const char* table, const std::vector<SeqHash>& rows) {
+  for (size_t k = 0; k < rows.size(); ++k) {
+    if (rows[k].seq != static_cast<int64_t>(k) + 1) {
+      top.Bad(table, "seq " + std::to_string(rows[k].seq) + " where " + std::to_string(k + 1) +
+                         " was expected (a run's rows are numbered 1.." +
+                         std::to_string(rows.size()) + ")");
+    }
+  }
 }
 
 // Verifies one export object and, unless its run_hash is already here, writes
@@ -475,11 +490,13 @@ void ImportRun(Ledger::Impl& d, const nlohmann::json& line, const std::string& w
   }
 
   const RunView v = meta.View();
-  const Hash128 run_hash = RunHash(v, InSeqOrder(top, "results", std::move(result_hashes)),
-                                   InSeqOrder(top, "claims", std::move(claim_hashes)));
+  const Hash128 run_hash = RunHash(v, InSeqOrder(top, "results", result_hashes),
+                                   InSeqOrder(top, "claims", claim_hashes));
   if (!CheckHash(run_hash_hex, run_hash)) {
     run.Bad("run_hash", "mismatch (the run's meta or rows were changed)");
   }
+  CheckNumberedFromOne(top, "results", result_hashes);
+  CheckNumberedFromOne(top, "claims", claim_hashes);
 
   const std::string run_hex = run_hash.Hex();
   {

@@ -319,15 +319,20 @@ TEST_F(ExchangeTest, DroppedOrRepeatedRowsAreRefused) {
   Ledger source = Ledger::Open(source_path_);
   const nlohmann::json line = nlohmann::json::parse(Lines(ExportAll(source)).at(0));
   ASSERT_GE(line.at("results").size(), 2u);
-  nlohmann::json dropped = line, repeated = line;
+  nlohmann::json dropped = line, repeated = line, moved = line;
   dropped["results"].erase(1);
   repeated["results"].push_back(line["results"][0]);
+  // The last row's seq moved past the end: its row hash and the run_hash
+  // (which covers the order only) still match; the numbering does not.
+  const size_t last = line["results"].size() - 1;
+  moved["results"][last]["seq"] = 99;
   const struct {
     nlohmann::json line;
     std::string expected;
   } cases[] = {
       {dropped, "line 1: run.run_hash: mismatch"},
       {repeated, "line 1: results: seq 1 appears twice"},
+      {moved, "line 1: results: seq 99 where " + std::to_string(last + 1) + " was expected"},
   };
   Ledger target = Ledger::Open(dir_.File("target.db"));
   for (const auto& c : cases) {

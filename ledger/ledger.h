@@ -15,8 +15,9 @@
 //
 // XXH3-128 detects corruption and accidental or casual edits; it is not a
 // cryptographic hash, and anyone who can write the file can recompute every
-// hash. Nor can a chain show that runs were cut off its end: keep
-// VerifyReport::chain_head somewhere else (a CI log) to detect that.
+// hash. Nor can a chain show on its own that runs were cut off its end: keep
+// the chain head (Head(), VerifyReport::chain_head) somewhere else (a CI
+// artifact) and pass it back to Verify() to detect that.
 //
 // A Ledger is one SQLite connection: use it from one thread at a time, and
 // never across fork() (open a new one in the child).
@@ -47,7 +48,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...
@@ -137,11 +138,20 @@ struct VerifyReport {
   bool ok = true;
   int64_t runs = 0, results = 0, claims = 0;
   int64_t unsealed_runs = 0;    // running / killed runs: rows verified, no run hash yet
+  // The side tables' rows (schema version 5 hashes each one on its own).
+  int64_t ceilings = 0, artifacts = 0, decisions = 0, cache_entries = 0;
   std::string first_error;      // e.g. "results row 42 (run 3): content_hash mismatch"
   // chain_hash of the newest sealed run ("" when none). A chain cannot show
-  // that runs were cut off its end: keep this value elsewhere (CI log) to
-  // detect that.
+  // that runs were cut off its end: keep this value elsewhere (CI artifact)
+  // and pass it to Verify(expect_head) to detect that.
   std::string chain_head;
+};
+
+// The newest sealed run of the hash chain (the highest chain_seq).
+struct ChainHead {
+  int64_t run_id = 0;
+  int64_t chain_seq = 0;
+  std::string chain_hash;  // 32 lower-case hex digits
 };
 
 struct ImportReport {
@@ -185,7 +195,13 @@ class Ledger {
   std::vector<Ceiling> GetCeilings(const std::string& platform_hash);
   void PutCeilings(const std::string& platform_hash, std::span<const Ceiling> ceilings);
 
-  // --- artifacts, gate decisions, endpoint cache (not hashed) -------------
+  // --- artifacts, gate decisions, endpoint cache ---------------------------
+  // Each row of these tables and of ceilings carries its own content_hash
+  // (canonical.h: ceiling/1, artifact/1, decision/1, cache/1), checked by
+  // Verify(). They are not part of any run's run_hash. The getters of what
+  // decides a later verdict (GetCeilings, GetArtifact, CacheGet) check the
+  // hash of each row they return and throw LedgerError naming the row when it
+  // does not match, so an edited cached answer is never used.
   // Idempotent by hash: a second put of the same hash keeps the first row.
   void PutArtifact(const Artifact& a);
   std::optional<Artifact> GetArtifact(const std::string& hash);
@@ -195,7 +211,16 @@ class Ledger {
   void CachePut(const std::string& key, std::string_view response);  // replaces
 
   // --- reading ------------------------------------------------------------
-  VerifyReport Verify();
+  // Recomputes every hash (rows, side tables, runs, chain) and checks that a
+  // sealed run's rows are numbered 1..n. With `expect_head` (a chain_hash
+  // as Head() gave it earlier, any case), the report also fails unless that
+  // hash is one of the verified chain's: a newer run on top of it is fine,
+  // the run it belongs to being deleted or unsealed is not.
+  // REQUIRES: expect_head is empty or 32 hex digits (the CLI checks input).
+  VerifyReport Verify(std::string_view expect_head = {});
+  // The newest sealed run of the chain as stored (not verified: Verify()
+  // does that); nullopt when no run is sealed.
+  std::optional<ChainHead> Head();
   // Newest first (by started_at). A "running" run whose writer process is
   // gone from this host is shown as "incomplete" (the stored status stays).
   std::vector<RunSummary> Log(int limit = 20);

@@ -14,6 +14,8 @@
 #include "fixtures/paths.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_test_util.h"
+#include "ledger/schema.h"
+#include "ledger/sqlite.h"
 
 namespace cb::ledger {
 namespace {
@@ -243,6 +245,47 @@ TEST(OpenTest, VersionOneLedgerMergesIntoACurrentOne) {
   EXPECT_EQ(v.results, 2 + 6);
   EXPECT_EQ(target.Merge(old_path).runs_added, 0);
   EXPECT_EQ(UserVersion(old_path), 1);
+}
+
+TEST(OpenTest, VersionFourSideRowsAreHashedByTheMigration) {
+  // A version-4 file with a row in each side table (no content_hash column
+  // yet): step 5 hashes them as they are, after which an edit is caught.
+  TempDir dir;
+  const std::string path = dir.File("v4.db");
+  ASSERT_EQ(ExecSql(path, V1Sql()), "");
+  {
+    sql::Db db(path, SQLITE_OPEN_READWRITE, path);
+    Migrate(db, 4);
+  }
+  ASSERT_EQ(UserVersion(path), 4);
+  ASSERT_EQ(ExecSql(path,
+                    "INSERT INTO ceilings VALUES ('p', 'cpu_sgemm', 250.5, 'GFLOP/s', '{}', "
+                    "'2025-01-01T00:00:00Z'); "
+                    "INSERT INTO artifacts VALUES ('00ff', 'tensors', 1, '{}', 8, '', "
+                    "'2025-01-01T00:00:00Z'); "
+                    "INSERT INTO decisions (run_id, baseline, suite, case_name, metric, verdict, "
+                    "test, n, p, policy_version, detail_json, created_at) VALUES (2, 'b', 's', "
+                    "'c', 'm', 'MATCH', 'tolerance', NULL, 0.25, 'v', '{}', "
+                    "'2025-01-01T00:00:00Z'); "
+                    "INSERT INTO http_cache VALUES ('k', CAST('answer B' AS BLOB), "
+                    "'2025-01-01T00:00:00Z')"),
+            "");
+  {
+    Ledger ledger = Ledger::Open(path);
+    EXPECT_EQ(UserVersion(path), kSchemaVersion);
+    const VerifyReport rep = ledger.Verify();
+    EXPECT_TRUE(rep.ok) << rep.first_error;
+    EXPECT_EQ(rep.ceilings + rep.artifacts + rep.decisions + rep.cache_entries, 4);
+    EXPECT_EQ(ledger.CacheGet("k").value_or(""), "answer B");
+  }
+  {
+    sql::Db db(path, SQLITE_OPEN_READONLY, path);
+    sql::Stmt hashed(db, "SELECT count(*) FROM http_cache WHERE length(content_hash) = 32");
+    ASSERT_TRUE(hashed.Step());
+    EXPECT_EQ(hashed.Int(0), 1);
+  }
+  ASSERT_EQ(ExecSql(path, "UPDATE http_cache SET response = CAST('answer A' AS BLOB)"), "");
+  EXPECT_EQ(Ledger::Open(path).Verify().first_error, "http_cache row 'k': content_hash mismatch");
 }
 
 TEST(OpenTest, MigrationIsOneTransaction) {

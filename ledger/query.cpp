@@ -2,7 +2,7 @@
 // -----------------------------------------------------------------------------
 // Reading runs back: Log (newest first, with dead writers shown as
 // "incomplete"), ResolveRun (id, "latest", hash or UUID prefix), GetRun,
-// GetResults and GetClaims.
+// GetResults, GetClaims and Head (the newest sealed run of the chain).
 #include <algorithm>
 #include <cctype>
 
@@ -31,6 +31,9 @@ constexpr char kLatest[] = "SELECT id FROM runs ORDER BY started_at DESC, id DES
 constexpr char kFindResults[] =
     "SELECT " CB_LEDGER_RESULT_COLUMNS " FROM results WHERE suite = ?1 AND case_name = ?2 "
     "AND metric = ?3 ORDER BY run_id, seq";
+constexpr char kHead[] =
+    "SELECT id, chain_seq, chain_hash FROM runs WHERE chain_seq IS NOT NULL "
+    "ORDER BY chain_seq DESC LIMIT 1";
 constexpr char kRunExists[] = "SELECT 1 FROM runs WHERE id = ?1";
 constexpr char kByPrefix[] =
     "SELECT id FROM runs WHERE substr(run_hash, 1, length(?1)) = ?1 "
@@ -199,6 +202,15 @@ std::vector<ClaimRow> Ledger::GetClaims(int64_t run_id) {
   }
   s.Reset();
   return out;
+}
+
+std::optional<ChainHead> Ledger::Head() {
+  Impl& d = *impl_;
+  sql::Stmt& s = d.Prepare(kHead);
+  std::optional<ChainHead> head;
+  if (s.Step()) head = ChainHead{s.Int(0), s.Int(1), s.String(2)};
+  s.Reset();
+  return head;
 }
 
 }  // namespace cb::ledger

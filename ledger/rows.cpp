@@ -7,50 +7,9 @@
 
 #include <limits>
 
+#include "ledger/columns.h"
+
 namespace cb::ledger {
-namespace {
-
-// Reads typed columns and remembers the first one whose storage type is wrong.
-class Columns {
- public:
-  explicit Columns(const sql::Stmt& s) : s_(s) {}
-  const char* problem() const { return problem_; }
-
-  int64_t Int(int c, const char* name) {
-    Expect(c, SQLITE_INTEGER, name);
-    return s_.Int(c);
-  }
-  std::optional<int64_t> OptInt(int c, const char* name) {
-    if (s_.IsNull(c)) return std::nullopt;
-    return Int(c, name);
-  }
-  std::optional<double> Real(int c, const char* name) {
-    if (s_.IsNull(c)) return std::nullopt;
-    Expect(c, SQLITE_FLOAT, name);
-    return s_.Real(c);
-  }
-  std::string_view Text(int c, const char* name) {
-    Expect(c, SQLITE_TEXT, name);
-    return s_.Text(c);
-  }
-  std::optional<std::string_view> OptText(int c, const char* name) {
-    if (s_.IsNull(c)) return std::nullopt;
-    return Text(c, name);
-  }
-  std::string_view Blob(int c, const char* name) {
-    Expect(c, SQLITE_BLOB, name);
-    return s_.Blob(c);
-  }
-
- private:
-  void Expect(int c, int type, const char* name) {
-    if (problem_ == nullptr && s_.ColumnType(c) != type) problem_ = name;
-  }
-  const sql::Stmt& s_;
-  const char* problem_ = nullptr;
-};
-
-}  // namespace
 
 const char* ReadResult(const sql::Stmt& s, StoredResult* out) {
   Columns c(s);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ledger/ledger.h"
+#include "ledger/side_rows.h"
 
 namespace cb::ledger {
 namespace {
@@ -21,6 +22,9 @@ struct Migration {
   int version;       // user_version after this step
   const char* what;  // one line, for error messages
   const char* sql;
+  // Runs after `sql` in the same transaction, for what SQL cannot compute
+  // (hashes); nullptr for none.
+  void (*fill)(sql::Db&) = nullptr;
 };
 
 // Version 1: runs, their results and claim verdicts.
@@ -177,11 +181,28 @@ ALTER TABLE results ADD COLUMN kind TEXT;
 ALTER TABLE claims ADD COLUMN depends_on_clock INTEGER;
 )sql";
 
+// Version 5: a content_hash on every row of the side tables, which decide
+// verdicts without being part of a run (ceilings turn rows into fractions of
+// the limit, decisions are the gate's verdicts, http_cache holds the model
+// answers that become accuracy, artifacts the generators' outputs). The
+// column is nullable because ALTER TABLE cannot add a NOT NULL column without
+// a default; the fill hashes every existing row as it is (the file's state at
+// migration is what is trusted), new rows are hashed by their writers, and
+// Verify treats a NULL as an error.
+constexpr const char* kStep5 = R"sql(
+ALTER TABLE ceilings ADD COLUMN content_hash TEXT;
+ALTER TABLE artifacts ADD COLUMN content_hash TEXT;
+ALTER TABLE decisions ADD COLUMN content_hash TEXT;
+ALTER TABLE http_cache ADD COLUMN content_hash TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, results and claims", kStep1},
     {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
     {3, "claims.hash_version (position-free row hashes)", kStep3},
     {4, "results.kind and claims.depends_on_clock", kStep4},
+    {5, "content_hash of ceilings, artifacts, decisions and http_cache rows", kStep5,
+     HashUnhashedSideRows},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 
@@ -219,8 +240,10 @@ void Migrate(sql::Db& db, int target) {
     const int from = CheckedSchemaVersion(db);
     for (const Migration& m : kMigrations) {
       if (m.version > from && m.version <= target) {
-        db.Exec(m.sql, "migrating to schema version " + std::to_string(m.version) + " (" + m.what +
-                           ") failed");
+        const std::string context =
+            "migrating to schema version " + std::to_string(m.version) + " (" + m.what + ") failed";
+        db.Exec(m.sql, context);
+        if (m.fill != nullptr) m.fill(db);
       }
     }
     // PRAGMA takes no bound parameters; `target` is an int, so this is safe.

@@ -12,6 +12,9 @@
 //           content_hash leaves out the row's position in its run)
 //   step 4  results.kind, claims.depends_on_clock (new rows: result/4 and
 //           claim/3, which hash them; older rows keep NULL there)
+//   step 5  content_hash on ceilings, artifacts, decisions and http_cache
+//           rows (ceiling/1, artifact/1, decision/1, cache/1); the step
+//           hashes the rows already there
 //
 // Rows already in a file keep the hash encoding they were written with:
 // step 2 adds results.hash_version with DEFAULT 1, so every pre-existing row

@@ -1,12 +1,16 @@
 // File: ledger/verify.cpp
 // -----------------------------------------------------------------------------
 // Ledger::Verify(): recomputes every row's content_hash, every sealed run's
-// run_hash and the hash chain in chain_seq order, and names the first problem.
+// run_hash and the hash chain in chain_seq order, checks that each sealed
+// run's rows are numbered 1..n and, when asked, that an expected chain head is
+// still in the chain; names the first problem.
 //
 // Order of checks, so that the most specific cause is the one reported:
-// runs (types and seal state), then result rows, then claim rows, then run
-// hashes and the chain. A changed value is thus reported as its row, not as
-// the run_hash mismatch it also causes.
+// runs (types and seal state), then result rows, then claim rows, then the
+// side tables (ceilings, artifacts, decisions, http_cache: each row on its
+// own), then per sealed run its run_hash, its seq numbering and its chain
+// link, and last the expected head. A changed value is thus reported as its
+// row, not as the run_hash mismatch it also causes.
 //
 // Speed: one prepared statement streams each table in rowid order (the
 // cheapest scan SQLite has); rows are read as string_views into SQLite's
@@ -15,6 +19,7 @@
 // one read transaction, i.e. against one snapshot, so concurrent writers
 // neither block it nor make it see half a seal.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +28,7 @@
 #include "ledger/ledger.h"
 #include "ledger/ledger_impl.h"
 #include "ledger/rows.h"
+#include "ledger/side_rows.h"
 
 namespace cb::ledger {
 namespace {
@@ -47,9 +53,18 @@ std::string RowName(const char* table, int64_t id, int64_t run_id) {
          ")";
 }
 
+constexpr char kResultIdBySeq[] = "SELECT id FROM results WHERE run_id = ?1 AND seq = ?2";
+constexpr char kClaimIdBySeq[] = "SELECT id FROM claims WHERE run_id = ?1 AND seq = ?2";
+
+std::string Lower(std::string_view hex) {
+  std::string out(hex);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 class Verifier {
  public:
-  explicit Verifier(Ledger::Impl& d) : d_(d) {}
+  Verifier(Ledger::Impl& d, std::string_view expect_head) : d_(d), expect_head_(Lower(expect_head)) {}
 
   VerifyReport Run() {
     ReadSnapshot snapshot(d_);
@@ -58,7 +73,12 @@ class Verifier {
              &RunRecord::results, &report_.results);
     ScanRows(kSelectAllClaims, "claims", ReadClaim, ClaimViewProblem, ClaimHash, &RunRecord::claims,
              &report_.claims);
+    ScanSideRows<StoredCeiling>(kSelectAllCeilings, &report_.ceilings);
+    ScanSideRows<StoredArtifact>(kSelectAllArtifacts, &report_.artifacts);
+    ScanSideRows<StoredDecision>(kSelectAllDecisions, &report_.decisions);
+    ScanSideRows<StoredCacheEntry>(kSelectAllCacheEntries, &report_.cache_entries);
     CheckRunsAndChain();
+    CheckExpectedHead();
     return report_;
   }
 
@@ -148,6 +168,22 @@ class Verifier {
     s.Reset();
   }
 
+  // Streams one side table, checking each row's types and content_hash
+  // (counted even after the first error, as the row tables are).
+  template <typename Stored>
+  void ScanSideRows(const char* select_sql, int64_t* count) {
+    sql::Stmt& s = d_.Prepare(select_sql);
+    Stored row;
+    while (s.Step()) {
+      ++*count;
+      if (!report_.ok) continue;
+      if (std::string problem = ReadAndCheckSideRow(s, &row, &scratch_); !problem.empty()) {
+        Fail(std::move(problem));
+      }
+    }
+    s.Reset();
+  }
+
   void CheckRunsAndChain() {
     std::vector<RunRecord*> sealed;
     for (auto& [id, run] : runs_) {
@@ -167,6 +203,12 @@ class Verifier {
         Fail(name + ": run_hash mismatch (rows missing or changed)");
         return;
       }
+      // run_hash covers the rows' order, not their seq values: a seq moved
+      // past the last (or below 1) keeps the order and must be caught here.
+      if (!NumberedFromOne(*run, run->results, "results", kResultIdBySeq) ||
+          !NumberedFromOne(*run, run->claims, "claims", kClaimIdBySeq)) {
+        return;
+      }
       if (*run->chain_seq != expected_seq) {
         Fail(name + ": chain_seq " + std::to_string(*run->chain_seq) + " where " +
              std::to_string(expected_seq) + " was expected (runs removed or reordered)");
@@ -180,10 +222,48 @@ class Verifier {
       previous = *stored_chain;
       ++expected_seq;
       report_.chain_head = *run->chain_hash;
+      chain_hashes_.push_back(Lower(*run->chain_hash));
     }
   }
 
+  // Writers number a run's rows 1, 2, ... (MAX(seq) + 1) and import refuses
+  // anything else, so in a sealed run (`rows` already in seq order, as
+  // HashesInSeqOrder left them) row k must have seq k.
+  bool NumberedFromOne(const RunRecord& run, const std::vector<SeqHash>& rows, const char* table,
+                       const char* id_by_seq) {
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const int64_t expected = static_cast<int64_t>(k) + 1;
+      if (rows[k].seq == expected) continue;
+      sql::Stmt& s = d_.Prepare(id_by_seq);
+      s.BindInt(1, run.id);
+      s.BindInt(2, rows[k].seq);
+      const int64_t id = s.Step() ? s.Int(0) : 0;
+      s.Reset();
+      Fail(RowName(table, id, run.id) + ": seq " + std::to_string(rows[k].seq) + " where " +
+           std::to_string(expected) + " was expected (the run has " +
+           std::to_string(rows.size()) + " " + table + " rows, numbered 1.." +
+           std::to_string(rows.size()) + ")");
+      return false;
+    }
+    return true;
+  }
+
+  // The head kept elsewhere must still be a link of the verified chain: runs
+  // sealed after it are fine, but if its own run was deleted or unsealed the
+  // chain now stops short of it (or forked) and nothing else would show it.
+  void CheckExpectedHead() {
+    if (!report_.ok || expect_head_.empty()) return;
+    if (std::find(chain_hashes_.begin(), chain_hashes_.end(), expect_head_) != chain_hashes_.end()) {
+      return;
+    }
+    Fail("expected chain head " + expect_head_ +
+         " is not in the chain (the run sealed with it was removed or unsealed); the chain now "
+         "ends at " + (report_.chain_head.empty() ? std::string("no sealed run") : report_.chain_head));
+  }
+
   Ledger::Impl& d_;
+  const std::string expect_head_;     // lower case, "" when not asked
+  std::vector<std::string> chain_hashes_;  // lower case, of the verified chain
   VerifyReport report_;
   std::unordered_map<int64_t, RunRecord> runs_;
   RunRecord* last_ = nullptr;
@@ -192,6 +272,8 @@ class Verifier {
 
 }  // namespace
 
-VerifyReport Ledger::Verify() { return Verifier(*impl_).Run(); }
+VerifyReport Ledger::Verify(std::string_view expect_head) {
+  return Verifier(*impl_, expect_head).Run();
+}
 
 }  // namespace cb::ledger

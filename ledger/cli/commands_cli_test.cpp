@@ -1,7 +1,8 @@
 // File: ledger/cli/commands_cli_test.cpp
 // End-to-end tests of the `claimbench` binary: help of every command, bad
 // arguments (exit 3, one line, nothing written), `run --json`, the ledger
-// commands, and SIGINT sealing a run as interrupted.
+// commands (with the chain-head anchor: `ledger head`, `verify
+// --expect-head`), and SIGINT sealing a run as interrupted.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 #include "fixtures/cli_test_util.h"
 #include "fixtures/count.h"
 #include "ledger/ledger.h"
+#include "ledger/ledger_test_util.h"
 
 namespace {
 
@@ -46,7 +48,8 @@ int Lines(const std::string& s) {
 TEST_F(CliTest, HelpOfEveryCommand) {
   const std::vector<std::vector<std::string>> commands = {
       {}, {"list"}, {"run"}, {"bench"}, {"ledger"}, {"ledger", "verify"}, {"ledger", "log"},
-      {"ledger", "show"}, {"ledger", "export"}, {"ledger", "import"}, {"ledger", "merge"}};
+      {"ledger", "show"}, {"ledger", "export"}, {"ledger", "import"}, {"ledger", "merge"},
+      {"ledger", "head"}};
   for (auto args : commands) {
     args.push_back("--help");
     const Output o = Run(args);
@@ -93,6 +96,9 @@ TEST_F(CliTest, BadArgumentsGiveExit3AndOneLineAndWriteNothing) {
       {"ledger", "import", "empty.jsonl", "--ledger", "new4.db"},
       {"ledger", "merge", "junk.db", "--ledger", "new3.db"},
       {"ledger", "export", "--ledger", "junk.db", "--out", "x.jsonl"},
+      {"ledger", "head", "--ledger", "missing.db"},
+      {"ledger", "verify", "--ledger", "junk.db", "--expect-head", "xyz"},
+      {"ledger", "verify", "--expect-head", "0123456789abcdef0123456789abcdeg"},
   };
   for (const auto& args : bad) {
     std::string joined;
@@ -182,6 +188,47 @@ TEST_F(CliTest, ExportImportMergeRoundTrip) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("merged 0 runs, skipped 1"), std::string::npos) << again.out;
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
+}
+
+TEST_F(CliTest, HeadAnchorsTheChain) {
+  {
+    cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(Path("l.db"));
+    for (int k = 0; k < 3; ++k) cb::ledger::testutil::AddSealedRun(ledger, 2, 1, 2 * k);
+  }
+  const Output head = Run({"ledger", "head", "--ledger", "l.db"});
+  ASSERT_EQ(head.exit_code, 0) << head.err;
+  ASSERT_EQ(head.out.size(), 33u) << head.out;  // 32 hex digits and a newline
+  const std::string hex = head.out.substr(0, 32);
+  const Output json = Run({"ledger", "head", "--ledger", "l.db", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j.at("chain_head"), hex);
+  EXPECT_EQ(j.at("run"), 3);
+  EXPECT_EQ(j.at("chain_seq"), 3);
+  const std::string older =
+      cb::ledger::Ledger::OpenReadOnly(Path("l.db")).GetRun(2).chain_hash;
+
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "l.db", "--expect-head", hex}).exit_code, 0);
+  // The newest run deleted: the rest is a whole chain, and only the anchor
+  // shows what is gone.
+  ASSERT_EQ(cb::ledger::testutil::ExecSql(Path("l.db"),
+                                          "DELETE FROM results WHERE run_id = 3; "
+                                          "DELETE FROM claims WHERE run_id = 3; "
+                                          "DELETE FROM runs WHERE id = 3"),
+            "");
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "l.db"}).exit_code, 0);
+  const Output cut = Run({"ledger", "verify", "--ledger", "l.db", "--expect-head", hex});
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_EQ(Lines(cut.err), 1) << cut.err;
+  EXPECT_NE(cut.err.find("does not verify: expected chain head " + hex + " is not in the chain"),
+            std::string::npos)
+      << cut.err;
+  const Output cut_json =
+      Run({"ledger", "verify", "--ledger", "l.db", "--expect-head", hex, "--json"});
+  EXPECT_EQ(cut_json.exit_code, 1);
+  EXPECT_FALSE(nlohmann::json::parse(cut_json.out).at("ok").get<bool>());
+  // An older anchor, with runs sealed after it, still verifies.
+  EXPECT_EQ(Run({"ledger", "verify", "--ledger", "l.db", "--expect-head", older}).exit_code, 0);
 }
 
 TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {

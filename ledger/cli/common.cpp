@@ -2,6 +2,7 @@
 #include "ledger/cli/common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,6 +41,32 @@ std::string ResolveLedgerPath(const std::string& flag_value) {
 void AddLedgerOption(CLI::App* cmd, std::string* value) {
   cmd->add_option("--ledger", *value,
                   "Ledger file (default $CLAIMBENCH_LEDGER, else ./claimbench.db)");
+}
+
+void AddExpectHeadOption(CLI::App* cmd, std::string* value) {
+  cmd->add_option("--expect-head", *value,
+                   "Fail (exit 1) unless this chain hash (as `ledger head` printed it earlier) is "
+                   "still in the ledger's verified chain: catches a newest run deleted or unsealed");
+}
+
+void CheckExpectHead(const std::string& value) {
+  if (value.empty()) return;
+  const bool hex = value.size() == 32 &&
+                   std::all_of(value.begin(), value.end(),
+                               [](unsigned char c) { return std::isxdigit(c) != 0; });
+  if (!hex) {
+    throw UsageError("--expect-head '" + value +
+                     "': expected a chain hash of 32 hex digits, as `claimbench ledger head` prints it");
+  }
+}
+
+cb::ledger::VerifyReport VerifyOrSay(cb::ledger::Ledger& ledger, const std::string& expect_head) {
+  cb::ledger::VerifyReport rep = ledger.Verify(expect_head);
+  if (!rep.ok) {
+    std::fprintf(stderr, "claimbench: ledger '%s' does not verify: %s\n", ledger.path().c_str(),
+                 rep.first_error.c_str());
+  }
+  return rep;
 }
 
 std::string JoinArgs(int argc, char** argv) {

@@ -3,7 +3,7 @@
 // Pieces shared by the commands that read or write a ledger (the ledger's
 // own and the methods'): the ledger location, run
 // metadata (git, source hash, platform, build), ceilings measured once per
-// platform.
+// platform, the chain-head anchor (--expect-head).
 #ifndef CB_LEDGER_CLI_COMMON_H_
 #define CB_LEDGER_CLI_COMMON_H_
 
@@ -25,6 +25,18 @@ std::string ResolveLedgerPath(const std::string& flag_value);
 
 // Adds the --ledger option (same name and help on every command) to `cmd`.
 void AddLedgerOption(CLI::App* cmd, std::string* value);
+
+// Adds --expect-head HEX (same name and help on every command) to `cmd`.
+void AddExpectHeadOption(CLI::App* cmd, std::string* value);
+
+// Throws UsageError naming --expect-head unless `value` is empty or 32 hex
+// digits. Called with the other arguments, before any ledger is opened.
+void CheckExpectHead(const std::string& value);
+
+// Ledger::Verify(expect_head); when it fails, prints the one line
+// "claimbench: ledger 'PATH' does not verify: WHY" to stderr.
+// Returns the report either way.
+cb::ledger::VerifyReport VerifyOrSay(cb::ledger::Ledger& ledger, const std::string& expect_head);
 
 // The command line as one string (recorded with the run).
 std::string JoinArgs(int argc, char** argv);

@@ -3,8 +3,10 @@
 // slowdown (exit 1 under a policy that gates speed, reported under the
 // default) and pure noise (exit 0 or 2), the baseline given as a ledger file,
 // an export file and a run id; decisions stored; JUnit written; bad arguments
-// (an old policy with ignore_claims among them) exit 3 and store nothing; and
-// two identical smoke runs, gated with the default policy, never regress.
+// (an old policy with ignore_claims among them) exit 3 and store nothing;
+// --expect-head refuses (exit 1, nothing stored) a ledger whose newest run
+// vanished; and two identical smoke runs, gated with the default policy,
+// never regress.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 
 #include "harness/random.h"
 #include "ledger/ledger.h"
+#include "ledger/ledger_test_util.h"
 
 namespace {
 
@@ -148,6 +151,7 @@ TEST_F(GateCliTest, BadInputExitsThreeAndStoresNothing) {
       {"gate", "--ledger", Path("missing.db"), "--baseline", Path("base.db")},
       {"gate", "--ledger", Path("cand.db")},
       {"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--policy", Path("old_policy.json")},
+      {"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--expect-head", "head"},
   };
   for (const auto& args : bad) {
     const Output o = Run(args);
@@ -162,6 +166,34 @@ TEST_F(GateCliTest, BadInputExitsThreeAndStoresNothing) {
   EXPECT_FALSE(fs::exists(Path("missing.db")));
   lg::Ledger ledger = lg::Ledger::OpenReadOnly(Path("cand.db"));
   EXPECT_TRUE(ledger.GetDecisions(cand).empty());
+}
+
+TEST_F(GateCliTest, ExpectHeadRefusesALedgerWhoseNewestRunVanished) {
+  AddRun(Path("base.db"), 1.0, 1, "REPRODUCED");
+  const int64_t cand = AddRun(Path("cand.db"), 1.0, 2, "REPRODUCED");
+  const int64_t newest = AddRun(Path("cand.db"), 1.0, 3, "REPRODUCED");
+  const std::string head = lg::Ledger::OpenReadOnly(Path("cand.db")).GetRun(newest).chain_hash;
+  const std::vector<std::string> gate = {"gate", "--ledger", Path("cand.db"), "--baseline",
+                                         Path("base.db"), "--run", std::to_string(cand),
+                                         "--expect-head", head};
+  const Output whole = Run(gate);
+  EXPECT_NE(whole.exit_code, 1) << whole.err;
+  EXPECT_NE(whole.exit_code, 3) << whole.err;
+  EXPECT_FALSE(lg::Ledger::OpenReadOnly(Path("cand.db")).GetDecisions(cand).empty());
+
+  // Unseal the newest run by hand: the rest still verifies, the anchor does not.
+  ASSERT_EQ(cb::ledger::testutil::ExecSql(
+                Path("cand.db"),
+                "DELETE FROM decisions; UPDATE runs SET status = 'running', finished_at = NULL, "
+                "run_hash = NULL, chain_hash = NULL, chain_seq = NULL WHERE id = " +
+                    std::to_string(newest)),
+            "");
+  const Output cut = Run(gate);
+  EXPECT_EQ(cut.exit_code, 1) << cut.err;
+  EXPECT_EQ(std::count(cut.err.begin(), cut.err.end(), '\n'), 1) << cut.err;
+  EXPECT_NE(cut.err.find("expected chain head " + head + " is not in the chain"), std::string::npos)
+      << cut.err;
+  EXPECT_TRUE(lg::Ledger::OpenReadOnly(Path("cand.db")).GetDecisions(cand).empty());
 }
 
 TEST_F(GateCliTest, PlatformMismatchIsRefused) {

@@ -32,6 +32,7 @@ struct GateOptions {
   bool json = false;
   bool all = false;
   bool no_store = false;
+  std::string expect_head;  // a chain hash that must still be in the ledger's chain
 };
 
 int Gate(const GateOptions& o) {
@@ -40,11 +41,15 @@ int Gate(const GateOptions& o) {
     throw UsageError("--format '" + o.format + "': expected table or md");
   }
   if (o.json && o.format != "table") throw UsageError("--json and --format md are exclusive");
+  CheckExpectHead(o.expect_head);
   const lg::GatePolicy policy = o.policy.empty() ? lg::GatePolicy{} : lg::LoadPolicy(o.policy);
   const std::string path = ResolveLedgerPath(o.ledger);
   if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
 
   lg::Ledger ledger = lg::Ledger::Open(path);
+  // The anchor first: a ledger whose newest runs vanished is not gated, and
+  // no decision is stored in it.
+  if (!o.expect_head.empty() && !VerifyOrSay(ledger, o.expect_head).ok) return kExitRegression;
   const int64_t run_id = ledger.ResolveRun(o.run);
   const lg::RunData candidate = lg::LoadRun(ledger, run_id);
   if (candidate.run.run_hash.empty()) {
@@ -89,6 +94,7 @@ void AddGateCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("--all", o->all, "List SAME/MATCH rows too");
   cmd->add_flag("--no-store", o->no_store, "Do not record the verdicts in the decisions table");
+  AddExpectHeadOption(cmd, &o->expect_head);
   AddLedgerOption(cmd, &o->ledger);
   cmd->callback([o, exit_code] { *exit_code = Gate(*o); });
 }
