@@ -294,8 +294,13 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
       ChatOutcome& o = out[t->index];
       // A try counts once even when nothing reached the server (connection
       // refused), and once per request sent should libcurl have sent more.
-      o.attempts += std::max(1, t->on_wire);
-      requests_sent_ += t->on_wire;
+      // Should the debug callback not have seen a request that libcurl says
+      // it sent (CURLINFO_REQUEST_SIZE), it still counts as one.
+      long request_bytes = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
+      const int sent = t->on_wire > 0 ? t->on_wire : (request_bytes > 0 ? 1 : 0);
+      o.attempts += std::max(1, sent);
+      requests_sent_ += sent;
       const std::string response = redact(t->response);
       bool retry = false;
       const CURLcode result = msg->data.result;
