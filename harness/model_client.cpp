@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 
 #include "harness/hash.h"
 #include "harness/random.h"
+#include "harness/redact.h"
 
 namespace cb::harness {
 namespace {
@@ -49,8 +51,66 @@ struct Transfer {
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
   std::string body, response;
+  size_t body_read = 0;  // bytes of `body` handed to libcurl
+  int on_wire = 0;       // request header blocks sent (CountRequests)
   double retry_after = -1;
 };
+
+// Counts the requests this transfer put on the wire: libcurl reports each
+// request's header block as CURLINFO_HEADER_OUT once it is sent
+// (CURLOPT_DEBUGFUNCTION(3); needs CURLOPT_VERBOSE, whose text lands here,
+// not on stderr). A request libcurl re-sends by itself is counted too.
+int CountRequests(CURL*, curl_infotype type, char* data, size_t size, void* user) {
+  if (type == CURLINFO_HEADER_OUT && std::string_view(data, size).substr(0, 5) == "POST ")
+    ++static_cast<Transfer*>(user)->on_wire;
+  return 0;
+}
+
+// Hands the request body to libcurl. A second request of one transfer is
+// libcurl re-sending by itself (a reused connection was closed under the
+// first before any of its body went out, so no rewind was needed): it is
+// aborted before its body, so no unplanned request reaches the server whole.
+size_t ReadBody(char* buffer, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->on_wire > 1) return CURL_READFUNC_ABORT;
+  const size_t k = std::min(size * n, t->body.size() - t->body_read);
+  std::memcpy(buffer, t->body.data() + t->body_read, k);
+  t->body_read += k;
+  return k;
+}
+
+// libcurl rewinds the body to re-send a POST by itself "when an existing HTTP
+// connection is reused too late and the server closes the connection"
+// (CURLOPT_SEEKFUNCTION(3)); the server then sees more requests than the
+// client counted, with no backoff between them. Once any body was read the
+// rewind is refused: the transfer fails (CURLE_SEND_FAIL_REWIND) and the retry
+// policy decides whether to send again (counted, backed off, bounded).
+int RefuseRewind(void* user, curl_off_t offset, int origin) {
+  const auto* t = static_cast<const Transfer*>(user);
+  return origin == SEEK_SET && offset == 0 && t->body_read == 0 ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
+}
+
+// What an error body says, on one line and short: the message of an
+// OpenAI-style {"error": {"message": ...}} or {"error": "..."}, else the
+// start of the body. `body` is already redacted, so cutting it cannot leave
+// part of the key behind.
+std::string BodySnippet(std::string_view body) {
+  std::string s(body);
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.contains("error")) {
+    const auto& e = j["error"];
+    if (e.is_string()) {
+      s = e.get<std::string>();
+    } else if (e.is_object() && e.contains("message") && e["message"].is_string()) {
+      s = e["message"].get<std::string>();
+    }
+  }
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  constexpr size_t kMax = 160;
+  if (s.size() > kMax) s = s.substr(0, kMax) + "...";
+  return s.empty() ? s : ": " + s;
+}
 
 }  // namespace
 
@@ -146,12 +206,19 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
     Clock::time_point not_before;
   };
   std::deque<Pending> pending;
+  const char* key_env = o_.api_key_env.empty() ? nullptr : std::getenv(o_.api_key_env.c_str());
+  const std::string key = key_env ? key_env : "";
+  const std::string auth = key.empty() ? "" : "Authorization: Bearer " + key;
+  // Every body and error passes through it before anything keeps it.
+  const Redactor redact(key);
   for (size_t i = 0; i < requests.size(); ++i) {
     keys[i] = CacheKey(requests[i]);
     if (cache_) {
       if (auto hit = cache_->Get(keys[i])) {
-        if (auto text = ParseChatContent(*hit)) {
-          out[i] = {true, *text, *hit, true, 0, ""};
+        // A row cached before bodies were redacted may hold the key.
+        const std::string body = redact(*hit);
+        if (auto text = ParseChatContent(body)) {
+          out[i] = {true, *text, body, true, 0, ""};
           if (on_done) on_done(i, out[i]);
           continue;
         }
@@ -161,8 +228,6 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
   }
   if (pending.empty()) return out;
 
-  const char* key_env = o_.api_key_env.empty() ? nullptr : std::getenv(o_.api_key_env.c_str());
-  const std::string auth = key_env && *key_env ? std::string("Authorization: Bearer ") + key_env : "";
   Rng jitter(o_.jitter_seed, 0x6a17);
   CURLM* multi = curl_multi_init();
   std::vector<Transfer*> active;
@@ -177,8 +242,16 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
     if (!auth.empty()) t->headers = curl_slist_append(t->headers, auth.c_str());
     curl_easy_setopt(t->easy, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(t->easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, t->body.c_str());
-    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
+    // The body through a read callback, not CURLOPT_POSTFIELDS, so that
+    // libcurl has to ask before sending it a second time (RefuseRewind).
+    curl_easy_setopt(t->easy, CURLOPT_READFUNCTION, ReadBody);
+    curl_easy_setopt(t->easy, CURLOPT_READDATA, t);
+    curl_easy_setopt(t->easy, CURLOPT_SEEKFUNCTION, RefuseRewind);
+    curl_easy_setopt(t->easy, CURLOPT_SEEKDATA, t);
+    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body.size()));
+    curl_easy_setopt(t->easy, CURLOPT_VERBOSE, 1L);
+    curl_easy_setopt(t->easy, CURLOPT_DEBUGFUNCTION, CountRequests);
+    curl_easy_setopt(t->easy, CURLOPT_DEBUGDATA, t);
     curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
     curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, WriteBody);
     curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, &t->response);
@@ -190,8 +263,6 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
     curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
     curl_multi_add_handle(multi, t->easy);
     active.push_back(t);
-    ++out[i].attempts;
-    ++requests_sent_;
   };
   auto finish = [&](Transfer* t) {
     curl_multi_remove_handle(multi, t->easy);
@@ -221,25 +292,40 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
       long status = 0;
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
       ChatOutcome& o = out[t->index];
+      // A try counts once even when nothing reached the server (connection
+      // refused), and once per request sent should libcurl have sent more.
+      // Should the debug callback not have seen a request that libcurl says
+      // it sent (CURLINFO_REQUEST_SIZE), it still counts as one.
+      long request_bytes = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
+      const int sent = t->on_wire > 0 ? t->on_wire : (request_bytes > 0 ? 1 : 0);
+      o.attempts += std::max(1, sent);
+      requests_sent_ += sent;
+      const std::string response = redact(t->response);
       bool retry = false;
-      if (msg->data.result != CURLE_OK) {
-        o.error = std::string("curl: ") + curl_easy_strerror(msg->data.result);
+      const CURLcode result = msg->data.result;
+      if (result == CURLE_SEND_FAIL_REWIND || result == CURLE_ABORTED_BY_CALLBACK) {
+        o.error = "curl: the connection was closed before an answer came";  // a re-send refused above
+        retry = true;
+      } else if (result != CURLE_OK) {
+        o.error = std::string("curl: ") + curl_easy_strerror(result);
         retry = true;
       } else if (status == 200) {
-        if (auto text = ParseChatContent(t->response)) {
+        if (auto text = ParseChatContent(response)) {
           o.ok = true;
           o.text = *text;
-          o.raw = t->response;
+          o.raw = response;
           o.error.clear();
-          if (cache_) cache_->Put(keys[t->index], t->response);
+          if (cache_) cache_->Put(keys[t->index], response);
         } else {
-          o.error = "HTTP 200 with a body that is not a chat completion";
+          o.error = "HTTP 200 with a body that is not a chat completion" + BodySnippet(response);
           retry = true;
         }
       } else {
-        o.error = "HTTP " + std::to_string(status);
+        o.error = "HTTP " + std::to_string(status) + BodySnippet(response);
         retry = status == 429 || status >= 500;
       }
+      o.error = redact(o.error);
       const size_t index = t->index;
       const double retry_after = t->retry_after;
       finish(t);

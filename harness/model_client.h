@@ -13,11 +13,23 @@
 //
 // - The API key is read from the environment variable named by
 //   `api_key_env` (default OPENAI_API_KEY) and sent as a Bearer token; it is
-//   never part of a cache key, an error message or a log line.
+//   never part of a cache key, an error message or a log line. An endpoint
+//   that echoes it (or the Authorization header) gets it back as "[REDACTED]":
+//   every response body, cached or not, and every error passes through a
+//   Redactor (harness/redact.h) before anything keeps it, so it never reaches
+//   the cache, a ledger row, stderr or a file. Keys shorter than 8 characters
+//   are placeholders ("EMPTY") and are not redacted.
 // - Retries: 429 (honouring Retry-After in seconds), 5xx, connection errors,
 //   timeouts and unparseable bodies are retried up to `max_retries` times with
 //   exponential backoff, base * 2^attempt capped at `backoff_max_s`, times a
 //   jitter factor in [0.5, 1) from a seeded Philox stream. Other 4xx fail at once.
+//   Errors end with what the body said (its error message, or its start).
+// - Every request that reaches the wire is counted (libcurl's debug callback
+//   sees its headers go out) and only the retry policy sends one again:
+//   libcurl's own silent re-send of a POST on a reused connection that the
+//   server closed is refused (the body is given through a read callback whose
+//   rewind fails), so it becomes a failed attempt, backed off and bounded by
+//   `max_retries` like any other. Connections are still kept alive.
 // - Concurrency: at most `concurrency` requests in flight (curl multi).
 // - Cache: a successful response body is stored under CacheKey(request): the
 //   XXH3-128 of the canonical JSON {endpoint URL, request body}; a hit costs no
@@ -102,8 +114,10 @@ struct ChatOutcome {
   std::string text;       // choices[0].message.content
   std::string raw;        // the response body
   bool from_cache = false;
-  int attempts = 0;       // HTTP requests made (0 for a cache hit)
-  std::string error;      // why, when !ok: last status or curl error
+  // Tries (0 for a cache hit): each counts once, even when it never reached
+  // the server (connection refused), and once per request it put on the wire.
+  int attempts = 0;
+  std::string error;      // why, when !ok: last status (and the body's message) or curl error
 };
 
 class ModelClient {
@@ -122,7 +136,8 @@ class ModelClient {
 
   std::string CacheKey(const ChatRequest& request) const;
   const std::string& url() const { return url_; }
-  // Requests sent over the network by this client (retries included).
+  // Requests this client put on the wire (retries included; a connection
+  // that was refused sent none): what the server can have seen.
   int64_t requests_sent() const { return requests_sent_; }
 
  private:

@@ -3,10 +3,14 @@
 // test starts (fixtures/http_server.h), with faults injected: slow responses,
 // 500s, 429 with Retry-After, malformed JSON, dropped connections, a 400, and
 // the server killed mid-run then restarted (the run resumes from the cache;
-// nothing lost, nothing asked twice). Backoffs are shortened so that the
-// whole file runs in a few seconds.
+// nothing lost, nothing asked twice), an endpoint echoing the API key (kept
+// out of everything the client returns or caches), and a keep-alive server
+// resetting reused connections (the server's count of requests and the
+// client's agree, and the retry limit bounds them). Backoffs are shortened so
+// that the whole file runs in a few seconds.
 #include "harness/model_client.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -156,7 +160,7 @@ TEST(ModelClient, ClientErrorIsNotRetried) {
   ModelClient client(FastOptions(server.url()));
   const ChatOutcome out = client.Complete(Ask("q"));
   EXPECT_FALSE(out.ok);
-  EXPECT_EQ(out.error, "HTTP 400");
+  EXPECT_EQ(out.error, "HTTP 400: bad model");  // the body's message, for the user
   EXPECT_EQ(server.requests(), 1);
 }
 
@@ -249,6 +253,126 @@ TEST(ModelClient, ServerKilledMidRunResumesFromCache) {
   EXPECT_EQ(b.requests(), 6);
   ASSERT_EQ(answered.size(), 10u);
   for (const auto& [prompt, n] : answered) EXPECT_EQ(n, 1) << prompt;  // nothing asked twice
+}
+
+// The value of the request's Authorization header ("" when none).
+std::string AuthorizationOf(const HttpRequest& req) {
+  for (const auto& h : req.headers)
+    if (h.rfind("Authorization: ", 0) == 0) return h.substr(15);
+  return "";
+}
+
+TEST(ModelClient, AnEchoedKeyIsRedactedFromAnswersCacheAndErrors) {
+  // Answers echo the Authorization header; the prompt "fail" gets a 401 whose
+  // message quotes the key, as some servers' error pages do.
+  HttpServer server([](int, const HttpRequest& req) {
+    const std::string auth = AuthorizationOf(req);
+    if (PromptOf(req) == "fail")
+      return HttpReply{401, nlohmann::json{{"error", {{"message", "key " + auth.substr(7) + " refused"}}}}.dump()};
+    return HttpReply{200, HttpServer::ChatBody("you sent '" + auth + "'")};
+  });
+  const std::string key = "sk-echo-secret-4242";
+  ::setenv("CB_TEST_API_KEY", key.c_str(), 1);
+  ClientOptions o = FastOptions(server.url());
+  o.api_key_env = "CB_TEST_API_KEY";
+  MemoryCache cache;
+  ModelClient client(o, &cache);
+  const auto out = client.CompleteAll({Ask("q"), Ask("fail")});
+  ASSERT_TRUE(out[0].ok) << out[0].error;
+  EXPECT_EQ(out[0].text, "you sent 'Bearer [REDACTED]'");  // the echo happened, without the key
+  EXPECT_EQ(out[0].raw.find(key), std::string::npos) << out[0].raw;
+  ASSERT_EQ(cache.entries.size(), 1u);
+  EXPECT_EQ(cache.entries.begin()->second.find(key), std::string::npos) << cache.entries.begin()->second;
+  EXPECT_NE(cache.entries.begin()->second.find("[REDACTED]"), std::string::npos);
+  ASSERT_FALSE(out[1].ok);
+  EXPECT_EQ(out[1].error, "HTTP 401: key [REDACTED] refused");
+  // A row cached before redaction existed is redacted when it is read.
+  cache.entries.begin()->second = HttpServer::ChatBody("old " + key);
+  const ChatOutcome hit = client.Complete(Ask("q"));
+  ::unsetenv("CB_TEST_API_KEY");
+  ASSERT_TRUE(hit.from_cache);
+  EXPECT_EQ(hit.text, "old [REDACTED]");
+  EXPECT_EQ(hit.raw.find(key), std::string::npos);
+}
+
+// A keep-alive server that resets every connection it has already answered on
+// when the next request comes (it reads the request, then closes without an
+// answer). libcurl would re-send such a POST on a fresh connection by itself:
+// the server would see two requests where the client counted one attempt.
+HttpReply ResetReusedConnections(const HttpRequest& req) {
+  HttpReply r{200, HttpServer::ChatBody(PromptOf(req))};
+  r.drop = req.on_connection > 0;
+  return r;
+}
+
+TEST(ModelClient, CountsEveryRequestWhenReusedConnectionsAreReset) {
+  std::atomic<int> resets{0};
+  auto handler = [&](int, const HttpRequest& req) {
+    HttpReply r = ResetReusedConnections(req);
+    resets += r.drop;
+    return r;
+  };
+  HttpServer server(handler, 0, /*keep_alive=*/true);
+  ClientOptions o = FastOptions(server.url());
+  o.concurrency = 1;
+  o.max_retries = 10;  // a retry can land on a kept-alive connection and be reset again
+  ModelClient client(o);
+  std::vector<ChatRequest> reqs;
+  for (int i = 0; i < 5; ++i) reqs.push_back(Ask("p" + std::to_string(i)));
+  const auto out = client.CompleteAll(reqs);
+  int attempts = 0;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(out[i].ok) << i << ": " << out[i].error;
+    EXPECT_EQ(out[i].text, "p" + std::to_string(i));
+    attempts += out[i].attempts;
+  }
+  // One at a time, answers and resets alternate: every answered request
+  // leaves a kept-alive connection that the next request is reset on.
+  EXPECT_EQ(resets, 4);
+  EXPECT_EQ(server.requests(), 9);
+  EXPECT_EQ(client.requests_sent(), server.requests());
+  EXPECT_EQ(attempts, server.requests());
+
+  // The same with requests in parallel: whatever libcurl reuses, the counts agree.
+  resets = 0;
+  HttpServer busy(handler, 0, /*keep_alive=*/true);
+  o = FastOptions(busy.url());
+  o.concurrency = 4;
+  o.max_retries = 10;
+  ModelClient parallel(o);
+  reqs.clear();
+  for (int i = 0; i < 16; ++i) reqs.push_back(Ask("q" + std::to_string(i)));
+  attempts = 0;
+  for (const auto& x : parallel.CompleteAll(reqs)) {
+    EXPECT_TRUE(x.ok) << x.error;
+    attempts += x.attempts;
+  }
+  EXPECT_GT(resets, 0);
+  EXPECT_EQ(busy.requests(), 16 + resets);
+  EXPECT_EQ(parallel.requests_sent(), busy.requests());
+  EXPECT_EQ(attempts, busy.requests());
+}
+
+TEST(ModelClient, RetryLimitBoundsRequestsOnResetConnections) {
+  // Answers the first request, then resets every connection under its request.
+  HttpServer server(
+      [](int n, const HttpRequest& req) {
+        HttpReply r{200, HttpServer::ChatBody(PromptOf(req))};
+        r.drop = n > 0;
+        return r;
+      },
+      0, /*keep_alive=*/true);
+  ClientOptions o = FastOptions(server.url());
+  o.concurrency = 1;
+  o.max_retries = 2;
+  ModelClient client(o);
+  const auto out = client.CompleteAll({Ask("a"), Ask("b")});
+  ASSERT_TRUE(out[0].ok) << out[0].error;
+  EXPECT_FALSE(out[1].ok);
+  EXPECT_EQ(out[1].attempts, 3);  // 1 + max_retries
+  EXPECT_NE(out[1].error.find("(after 3 attempts)"), std::string::npos) << out[1].error;
+  EXPECT_EQ(server.requests(), 1 + 3);
+  EXPECT_EQ(client.requests_sent(), server.requests());
 }
 
 }  // namespace

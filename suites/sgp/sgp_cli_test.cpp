@@ -5,11 +5,13 @@
 // subjects of the invariance splits as the files hold them; a prediction file
 // (with re-query attempts too) is scored and recorded, a malformed one or an
 // unknown subject is exit 3 naming FILE:LINE with no ledger; an endpoint (a loopback server started here) is
-// queried, a rerun is answered from the ledger's cache, and an endpoint
-// returning garbage is a clear error.
+// queried, a rerun is answered from the ledger's cache, an endpoint
+// returning garbage is a clear error, and an endpoint echoing the API key
+// leaves it in no file the run writes (ledger, cache, stdout, stderr).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -176,6 +178,45 @@ TEST_F(SgpCliTest, AnEndpointReturningGarbageIsAClearError) {
                       "--ledger", "l.db"});
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_NE(o.err.find("gave no usable answer"), std::string::npos) << o.err;
+}
+
+// Every file under `dir` that holds `needle` (the ledger with its WAL and
+// journal files, the captured stdout and stderr).
+std::vector<std::string> FilesHolding(const fs::path& dir, const std::string& needle) {
+  std::vector<std::string> hits;
+  for (const auto& f : fs::recursive_directory_iterator(dir))
+    if (f.is_regular_file() && ReadFile(f.path()).find(needle) != std::string::npos)
+      hits.push_back(f.path().filename().string());
+  return hits;
+}
+
+TEST_F(SgpCliTest, AnEndpointEchoingTheKeyLeavesItInNoFile) {
+  const std::string key = "sk-cli-echo-secret-7171";
+  // Answers echo the Authorization header; in the second run every request
+  // gets a 401 whose message quotes it.
+  std::atomic<bool> refuse{false};
+  cb::testing::HttpServer server([&](int, const cb::testing::HttpRequest& req) {
+    std::string auth;
+    for (const auto& h : req.headers)
+      if (h.rfind("Authorization: ", 0) == 0) auth = h.substr(15);
+    if (refuse)
+      return cb::testing::HttpReply{401, nlohmann::json{{"error", {{"message", "bad key " + auth}}}}.dump()};
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("You sent " + auth + "\nAnswer: B")};
+  });
+  ::setenv("OPENAI_API_KEY", key.c_str(), 1);  // the child inherits it
+  auto o = Run({"eval", "sgp", "--endpoint", server.url(), "--model", "fake", "--count", "2", "--cad", "0",
+                "--ledger", "l.db"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  refuse = true;
+  const auto failed = Run({"eval", "sgp", "--endpoint", server.url(), "--model", "fake", "--count", "3", "--cad",
+                           "0", "--seed", "9", "--retries", "0", "--ledger", "l.db"});
+  ::unsetenv("OPENAI_API_KEY");
+  EXPECT_EQ(failed.exit_code, 3);
+  // The error line carries the server's message, with the key replaced.
+  EXPECT_NE(failed.err.find("HTTP 401: bad key Bearer [REDACTED]"), std::string::npos) << failed.err;
+  EXPECT_EQ(FilesHolding(dir_, key), std::vector<std::string>{});
+  // The echo did reach the ledger's http_cache, redacted.
+  EXPECT_FALSE(FilesHolding(dir_, "You sent Bearer [REDACTED]").empty());
 }
 
 }  // namespace
