@@ -178,6 +178,15 @@ ModelClient::ModelClient(ClientOptions options, ResponseCache* cache) : o_(std::
   std::string e = o_.endpoint;
   if (e.rfind("http://", 0) != 0 && e.rfind("https://", 0) != 0)
     throw std::invalid_argument("endpoint '" + e + "': expected an http:// or https:// URL");
+  // user:password@ in the URL would be recorded with the run (its command
+  // line and params) and echoed in errors: refused, without repeating it.
+  const size_t authority = e.find("://") + 3;
+  const size_t at = e.find('@', authority);
+  if (at != std::string::npos && at < e.find_first_of("/?#", authority)) {
+    throw std::invalid_argument("endpoint '" + e.substr(0, authority) + std::string(Redactor::kMarker) +
+                                e.substr(at) + "': credentials in the URL would be recorded with the run; " +
+                                "pass the key in $" + o_.api_key_env + " instead");
+  }
   while (!e.empty() && e.back() == '/') e.pop_back();
   if (e.size() >= 17 && e.compare(e.size() - 17, 17, "/chat/completions") == 0) {
     url_ = e;

@@ -84,6 +84,23 @@ TEST(ModelClient, RejectsBadEndpoint) {
   EXPECT_THROW(ModelClient(FastOptions("127.0.0.1:80")), std::invalid_argument);
 }
 
+// Credentials in the URL would reach the run's command line and params:
+// refused, and the error does not repeat them. An '@' after the host is
+// part of the path, not credentials.
+TEST(ModelClient, CredentialsInTheUrlAreRefusedWithoutBeingRepeated) {
+  try {
+    ModelClient(FastOptions("https://user:s3cret-pass@api.example.test/v1"));
+    FAIL() << "accepted credentials in the URL";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("s3cret-pass"), std::string::npos) << what;
+    EXPECT_EQ(what.find("user"), std::string::npos) << what;
+    EXPECT_NE(what.find("https://[REDACTED]@api.example.test/v1"), std::string::npos) << what;
+    EXPECT_NE(what.find("$OPENAI_API_KEY"), std::string::npos) << what;
+  }
+  EXPECT_EQ(ModelClient(FastOptions("http://h:1/v1/@models")).url(), "http://h:1/v1/@models/v1/chat/completions");
+}
+
 TEST(ModelClient, UrlForms) {
   EXPECT_EQ(ModelClient(FastOptions("http://h:1")).url(), "http://h:1/v1/chat/completions");
   EXPECT_EQ(ModelClient(FastOptions("http://h:1/v1/")).url(), "http://h:1/v1/chat/completions");

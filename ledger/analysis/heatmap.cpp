@@ -9,7 +9,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 
 namespace cb::ledger {
 namespace {

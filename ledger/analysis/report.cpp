@@ -18,7 +18,7 @@
 
 #include "ledger/analysis/compare.h"
 #include "ledger/analysis/heatmap.h"
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 #include "ledger/analysis/history.h"
 #include "ledger/analysis/report_complexity.h"
 #include "ledger/analysis/report_forest.h"

@@ -11,18 +11,12 @@
 
 #include "harness/complexity.h"
 #include "harness/hash.h"
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 
 namespace cb::ledger {
 namespace {
 
 constexpr uint64_t kBandSeed = 29;
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -92,12 +86,12 @@ std::string ComplexitySvg(const ComplexitySeries& s) {
       << "<title>" << HtmlEscape(s.title) << "</title>"
       << "<rect x=\"" << kL << "\" y=\"" << kT << "\" width=\"" << kR - kL << "\" height=\"" << kB - kT
       << "\" fill=\"none\" stroke=\"#ccc\"/>"
-      << "<text x=\"" << kL << "\" y=\"14\">log-log slope " << Num(s.slope) << " [" << Num(s.slope_ci.low)
-      << ", " << Num(s.slope_ci.high) << "], band: its 95% CI</text>"
-      << "<text x=\"" << kL << "\" y=\"" << kB + 14 << "\">n = " << Num(s.n.front()) << "</text>"
-      << "<text x=\"" << kR << "\" y=\"" << kB + 14 << "\" text-anchor=\"end\">n = " << Num(s.n.back()) << "</text>"
-      << "<text x=\"" << kL - 4 << "\" y=\"" << kT + 10 << "\" text-anchor=\"end\">" << Num(std::pow(10, y1)) << "</text>"
-      << "<text x=\"" << kL - 4 << "\" y=\"" << kB << "\" text-anchor=\"end\">" << Num(std::pow(10, y0)) << "</text>"
+      << "<text x=\"" << kL << "\" y=\"14\">log-log slope " << ShortNumber(s.slope) << " [" << ShortNumber(s.slope_ci.low)
+      << ", " << ShortNumber(s.slope_ci.high) << "], band: its 95% CI</text>"
+      << "<text x=\"" << kL << "\" y=\"" << kB + 14 << "\">n = " << ShortNumber(s.n.front()) << "</text>"
+      << "<text x=\"" << kR << "\" y=\"" << kB + 14 << "\" text-anchor=\"end\">n = " << ShortNumber(s.n.back()) << "</text>"
+      << "<text x=\"" << kL - 4 << "\" y=\"" << kT + 10 << "\" text-anchor=\"end\">" << ShortNumber(std::pow(10, y1)) << "</text>"
+      << "<text x=\"" << kL - 4 << "\" y=\"" << kB << "\" text-anchor=\"end\">" << ShortNumber(std::pow(10, y0)) << "</text>"
       << "<clipPath id=\"" << clip << "\"><rect x=\"" << kL << "\" y=\"" << kT << "\" width=\"" << kR - kL
       << "\" height=\"" << kB - kT << "\"/></clipPath>"
       << "<path class=\"cb-fit-band\" clip-path=\"url(#" << clip << ")\" d=\"M" << X(s.n.front()) << " "

@@ -9,16 +9,10 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 
 namespace cb::ledger {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 // The whole of `s` (spaces around allowed) as one number.
 std::optional<double> WholeNumber(const std::string& s) {
@@ -124,8 +118,8 @@ std::string ForestSvg(const std::vector<ClaimRow>& claims, int* bars) {
                               "; paper " + r.c->paper_value + "; " + r.c->verdict)
           << "</title>\n<text x=\"0\" y=\"" << mid + 4 << "\">" << HtmlEscape(r.c->claim_id) << "</text>"
           << "<text x=\"" << kLabel + 60 << "\" y=\"" << mid + 4 << "\" text-anchor=\"end\" fill=\"#777\">"
-          << Num(r.axis_lo) << "</text><text x=\"" << kPlot1 + 4 << "\" y=\"" << mid + 4 << "\" fill=\"#777\">"
-          << Num(r.axis_hi) << "</text>"
+          << ShortNumber(r.axis_lo, 4) << "</text><text x=\"" << kPlot1 + 4 << "\" y=\"" << mid + 4 << "\" fill=\"#777\">"
+          << ShortNumber(r.axis_hi, 4) << "</text>"
           << "<line x1=\"" << kPlot0 << "\" x2=\"" << kPlot1 << "\" y1=\"" << mid << "\" y2=\"" << mid
           << "\" stroke=\"#ddd\"/>";
       if (r.bound) {
@@ -191,10 +185,10 @@ std::string ForestMarkdown(const std::vector<ClaimRow>& claims) {
       }
       if (r.paper) track[cell(*r.paper)] = 'P';
       track[cell(r.value)] = 'o';
-      const std::string lo = Num(r.axis_lo);
+      const std::string lo = ShortNumber(r.axis_lo, 4);
       out << r.c->claim_id << std::string(width - r.c->claim_id.size(), ' ') << " "
           << std::string(lo.size() < 10 ? 10 - lo.size() : 0, ' ') << lo << " ["
-          << track << "] " << Num(r.axis_hi) << "  " << r.c->verdict << "\n";
+          << track << "] " << ShortNumber(r.axis_hi, 4) << "  " << r.c->verdict << "\n";
     }
     out << "```\n\no measured value, = its CI, | the criterion's bound, P the paper's value (each row its own axis).\n";
   }

@@ -6,16 +6,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 
 namespace cb::ledger {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 // The row's params without the ceiling (its own column) and the benchmark's
 // full name (the case and the named axes say it).
@@ -32,8 +26,8 @@ std::string CeilingName(const Result& r) {
 }
 
 std::string Fraction(const Result& r) {
-  std::string s = Num(r.value);
-  if (r.ci_low && r.ci_high) s += " [" + Num(*r.ci_low) + ", " + Num(*r.ci_high) + "]";
+  std::string s = ShortNumber(r.value);
+  if (r.ci_low && r.ci_high) s += " [" + ShortNumber(*r.ci_low) + ", " + ShortNumber(*r.ci_high) + "]";
   return s;
 }
 

@@ -9,16 +9,10 @@
 #include <sstream>
 #include <vector>
 
-#include "ledger/analysis/html_escape.h"
+#include "ledger/analysis/report_text.h"
 
 namespace cb::ledger {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 std::string Label(const CompareRow& r) {
   return r.suite + "/" + r.case_name + (r.params == "{}" ? "" : " " + r.params) + " " + r.metric;
@@ -68,7 +62,7 @@ const char* Colour(const CompareRow& r) {
 }
 
 std::string CiText(const CompareRow& r) {
-  return r.ci_low && r.ci_high ? " [" + Num(*r.ci_low) + ", " + Num(*r.ci_high) + "]" : "";
+  return r.ci_low && r.ci_high ? " [" + ShortNumber(*r.ci_low) + ", " + ShortNumber(*r.ci_high) + "]" : "";
 }
 
 }  // namespace
@@ -85,8 +79,8 @@ std::string SpeedupSvg(const CompareReport& report, size_t max_rows, int* bars) 
         << "<text x=\"0\" y=\"12\" font-weight=\"bold\">" << HtmlEscape(report.label_b) << " over "
         << HtmlEscape(report.label_a) << "</text><text x=\"" << kPlot0 << "\" y=\"12\" fill=\"#555\">"
         << "speedup, log axis; bar from 1x to the paired median, whisker: 95% CI</text>\n"
-        << "<text x=\"" << kPlot0 << "\" y=\"28\" fill=\"#777\">" << Num(std::pow(10, a.lo)) << "x</text>"
-        << "<text x=\"" << kPlot1 << "\" y=\"28\" text-anchor=\"end\" fill=\"#777\">" << Num(std::pow(10, a.hi))
+        << "<text x=\"" << kPlot0 << "\" y=\"28\" fill=\"#777\">" << ShortNumber(std::pow(10, a.lo)) << "x</text>"
+        << "<text x=\"" << kPlot1 << "\" y=\"28\" text-anchor=\"end\" fill=\"#777\">" << ShortNumber(std::pow(10, a.hi))
         << "x</text><text x=\"" << X(0) << "\" y=\"" << h - 3 << "\" text-anchor=\"middle\">1x</text>\n"
         << "<line class=\"cb-speedup-one\" x1=\"" << X(0) << "\" x2=\"" << X(0) << "\" y1=\"" << kTop - 2
         << "\" y2=\"" << bottom + 2 << "\" stroke=\"#000\"/>\n";
@@ -94,7 +88,7 @@ std::string SpeedupSvg(const CompareReport& report, size_t max_rows, int* bars) 
       const CompareRow& r = *a.rows[i];
       const int y = kTop + kRowH * static_cast<int>(i), mid = y + kRowH / 2;
       const double x0 = X(0), x1 = X(std::log10(r.speedup));
-      out << "<g class=\"cb-speedup-row\"><title>" << HtmlEscape(Label(r) + ": " + Num(r.speedup) + "x" + CiText(r) +
+      out << "<g class=\"cb-speedup-row\"><title>" << HtmlEscape(Label(r) + ": " + ShortNumber(r.speedup) + "x" + CiText(r) +
                                                                (r.counted ? "" : " (not counted: a side failed or skipped its check)"))
           << "</title><text x=\"" << kLabel << "\" y=\"" << mid + 4 << "\" text-anchor=\"end\">"
           << HtmlEscape(Label(r)) << "</text>"
@@ -109,7 +103,7 @@ std::string SpeedupSvg(const CompareReport& report, size_t max_rows, int* bars) 
               << "\" stroke=\"#000\"/>";
         }
       }
-      out << "<text x=\"" << kPlot1 + 6 << "\" y=\"" << mid + 4 << "\">" << Num(r.speedup) << "x</text></g>\n";
+      out << "<text x=\"" << kPlot1 + 6 << "\" y=\"" << mid + 4 << "\">" << ShortNumber(r.speedup) << "x</text></g>\n";
     }
     out << "</svg>\n";
   }
@@ -117,7 +111,7 @@ std::string SpeedupSvg(const CompareReport& report, size_t max_rows, int* bars) 
     out << "<p class=\"note\">" << a.more << " more compared cases: <code>claimbench compare</code> lists them all.</p>\n";
   }
   for (const CompareRow* r : a.undrawable) {
-    out << "<p class=\"note\">" << HtmlEscape(Label(*r)) << ": no positive speedup to draw (" << Num(r->speedup)
+    out << "<p class=\"note\">" << HtmlEscape(Label(*r)) << ": no positive speedup to draw (" << ShortNumber(r->speedup)
         << ").</p>\n";
   }
   if (bars) *bars = static_cast<int>(a.rows.size());
@@ -132,19 +126,19 @@ std::string SpeedupMarkdown(const CompareReport& report, size_t max_rows) {
   };
   std::ostringstream out;
   if (!a.rows.empty()) {
-    out << "| case | speedup [95% CI] | " << Num(std::pow(10, a.lo)) << "x .. " << Num(std::pow(10, a.hi))
+    out << "| case | speedup [95% CI] | " << ShortNumber(std::pow(10, a.lo)) << "x .. " << ShortNumber(std::pow(10, a.hi))
         << "x (log; `+` is 1x) |\n|---|---|---|\n";
     for (const CompareRow* r : a.rows) {
       std::string track(kCells, '.');
       const int one = cell(0), at = cell(std::log10(r->speedup));
       for (int i = std::min(one, at); i <= std::max(one, at); ++i) track[i] = r->counted ? '=' : '~';
       track[one] = '+';  // not '|': GitHub splits table cells on it even inside code
-      out << "| " << MarkdownCell(Label(*r)) << " | " << Num(r->speedup) << "x" << CiText(*r)
+      out << "| " << MarkdownCell(Label(*r)) << " | " << ShortNumber(r->speedup) << "x" << CiText(*r)
           << (r->counted ? "" : " (not counted)") << " | `" << track << "` |\n";
     }
   }
   if (a.more > 0) out << "\n" << a.more << " more compared cases: `claimbench compare` lists them all.\n";
-  for (const CompareRow* r : a.undrawable) out << "\n- " << MarkdownCell(Label(*r)) << ": no positive speedup (" << Num(r->speedup) << ")";
+  for (const CompareRow* r : a.undrawable) out << "\n- " << MarkdownCell(Label(*r)) << ": no positive speedup (" << ShortNumber(r->speedup) << ")";
   if (!a.undrawable.empty()) out << "\n";
   return out.str();
 }

@@ -1,11 +1,14 @@
-// File: ledger/analysis/html_escape.h
+// File: ledger/analysis/report_text.h
 // -----------------------------------------------------------------------------
-// The report's two escapes: HtmlEscape() for its pages and SVG figures (& < >
-// " become entities, everything else is copied; the text is UTF-8 and stays
-// so), MarkdownCell() for a cell of a Markdown table ('|' becomes "\|").
-#ifndef CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
-#define CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
+// The report's text helpers, one copy each for the page, its SVG figures and
+// the Markdown summary: HtmlEscape() (& < > " become entities, everything
+// else is copied; the text is UTF-8 and stays so), MarkdownCell() for a cell
+// of a Markdown table ('|' becomes "\|"), ShortNumber() for numbers in
+// labels ("%.<digits>g").
+#ifndef CB_LEDGER_ANALYSIS_REPORT_TEXT_H_
+#define CB_LEDGER_ANALYSIS_REPORT_TEXT_H_
 
+#include <cstdio>
 #include <string>
 
 namespace cb::ledger {
@@ -30,6 +33,12 @@ inline std::string MarkdownCell(std::string s) {
   return s;
 }
 
+inline std::string ShortNumber(double v, int digits = 3) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 }  // namespace cb::ledger
 
-#endif  // CB_LEDGER_ANALYSIS_HTML_ESCAPE_H_
+#endif  // CB_LEDGER_ANALYSIS_REPORT_TEXT_H_
