@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -48,6 +49,22 @@ bool ParseLoadavg(const std::string& line, double* loadavg_1m, int* runnable) {
   return true;
 }
 
+// Threads of this process in state R (running or runnable), from
+// /proc/self/task/*/stat; the reading thread is one of them.
+int OwnRunnableThreads() {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    // "tid (comm) S ...": the state follows the last ')' (comm may hold one).
+    const size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R') ++n;
+  }
+  return std::max(n, 1);
+}
+
 MachineLoad SampleMachineLoad(int samples, std::chrono::milliseconds gap) {
   MachineLoad load;
   load.cores = HardwareThreads();
@@ -59,7 +76,9 @@ MachineLoad SampleMachineLoad(int samples, std::chrono::milliseconds gap) {
     double one = 0;
     int runnable = 0;
     if (!std::getline(in, line) || !ParseLoadavg(line, &one, &runnable)) continue;
-    others.push_back(std::max(0, runnable - 1));  // less the reading thread itself
+    // Less this process's own runnable threads: OpenBLAS's workers spin for
+    // a while after a GEMM, and a ceiling is not provisional because of them.
+    others.push_back(std::max(0, runnable - OwnRunnableThreads()));
     load.loadavg_1m = one;
   }
   load.samples = static_cast<int>(others.size());

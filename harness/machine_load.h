@@ -8,10 +8,11 @@
 //   MachineLock         one measurer at a time on this machine: an exclusive
 //                       flock(2) on a file in /tmp shared by every claimbench
 //                       process, whatever ledger or folder it uses;
-//   SampleMachineLoad   how many OTHER tasks were runnable (the "R" of
-//                       /proc/loadavg, less the sampling thread), so a
-//                       ceiling measured beside other work is stored as
-//                       provisional and replaced by the next quiet one.
+//   SampleMachineLoad   how many OTHER processes' tasks were runnable (the
+//                       "R" of /proc/loadavg, less this process's threads in
+//                       state R), so a ceiling measured beside other work is
+//                       stored as provisional and replaced by the next quiet
+//                       one.
 #ifndef CB_HARNESS_MACHINE_LOAD_H_
 #define CB_HARNESS_MACHINE_LOAD_H_
 
@@ -24,7 +25,7 @@
 namespace cb::harness {
 
 struct MachineLoad {
-  double others_runnable = 0;  // median over the samples of runnable tasks besides the sampler
+  double others_runnable = 0;  // median over the samples of runnable tasks of other processes
   double loadavg_1m = 0;       // the kernel's 1-minute load average at the last sample
   int cores = 0;               // logical cores
   int samples = 0;             // 0 when /proc/loadavg could not be read
@@ -43,8 +44,9 @@ MachineLoad Busier(const MachineLoad& a, const MachineLoad& b);
 // the "R/T" field (runnable tasks, the reading thread included).
 bool ParseLoadavg(const std::string& line, double* loadavg_1m, int* runnable);
 
-// `samples` readings of /proc/loadavg `gap` apart. Call it while the caller
-// itself runs one thread (it counts itself once). A machine without
+// `samples` readings of /proc/loadavg `gap` apart, each less this process's
+// own runnable threads (/proc/self/task/*/stat): its BLAS workers still
+// spinning after a measurement are not "other work". A machine without
 // /proc/loadavg gives samples == 0 and Busy() false.
 MachineLoad SampleMachineLoad(int samples = 5, std::chrono::milliseconds gap = std::chrono::milliseconds(20));
 

@@ -1,11 +1,13 @@
 // File: harness/machine_load_test.cpp
 // The load sampler and the machine-wide lock: /proc/loadavg lines parsed or
-// refused, spinning threads seen as other runnable tasks (so a ceiling
-// measured beside them is provisional), and a second holder of the lock
-// waiting (told once) until the first, another process, lets go.
+// refused, spinning child processes seen as other runnable tasks (so a
+// ceiling measured beside them is provisional) and this process's own
+// spinning threads not, and a second holder of the lock waiting (told once)
+// until the first, another process, lets go.
 #include "harness/machine_load.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +31,9 @@ TEST(MachineLoad, ParsesLoadavgAndRefusesOtherShapes) {
   }
 }
 
-TEST(MachineLoad, SpinningThreadsMakeTheMachineBusy) {
+// Spinning child processes are other work; this process's own spinning
+// threads (a BLAS's workers after a GEMM) are not.
+TEST(MachineLoad, OtherProcessesMakeTheMachineBusyOwnThreadsDoNot) {
   if (!std::filesystem::exists("/proc/loadavg")) GTEST_SKIP() << "no /proc/loadavg here";
   std::atomic<bool> stop{false};
   std::vector<std::thread> spinners;
@@ -39,11 +43,33 @@ TEST(MachineLoad, SpinningThreadsMakeTheMachineBusy) {
       while (!stop.load(std::memory_order_relaxed)) x = x + 1;
     });
   }
-  const MachineLoad load = SampleMachineLoad(5, std::chrono::milliseconds(10));
+  const MachineLoad own = SampleMachineLoad(5, std::chrono::milliseconds(10));
   stop = true;
   for (auto& t : spinners) t.join();
+  EXPECT_EQ(own.samples, 5);
+  // Other tasks of this machine may be runnable now, but not these three.
+  const MachineLoad before = SampleMachineLoad(5, std::chrono::milliseconds(10));
+  EXPECT_LT(own.others_runnable, before.others_runnable + 3) << "own threads counted as other work";
+
+  std::vector<pid_t> children;
+  for (int i = 0; i < 3; ++i) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+           std::chrono::steady_clock::now() < end;) {
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  const MachineLoad load = SampleMachineLoad(5, std::chrono::milliseconds(10));
+  for (pid_t pid : children) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
   EXPECT_EQ(load.samples, 5);
-  EXPECT_GE(load.others_runnable, 3);  // the three spinners are always runnable
+  EXPECT_GE(load.others_runnable, 3);  // the three children are always runnable
   EXPECT_TRUE(load.Busy());
   EXPECT_EQ(load.ToJson().at("busy"), true);
   EXPECT_GE(load.cores, 1);
