@@ -47,6 +47,16 @@ lg::Result Timing(const std::string& backend, double seconds, cb::harness::Rng& 
   return r;
 }
 
+// A REPRODUCED claim "<suite>.C1" of `paper`.
+lg::ClaimRow Claim(const std::string& suite, const std::string& paper) {
+  lg::ClaimRow c;
+  c.claim_id = suite + ".C1";
+  c.suite = suite;
+  c.paper = paper;
+  c.verdict = "REPRODUCED";
+  return c;
+}
+
 class AnalysisCliTest : public ClaimbenchTest {
  protected:
   // 12 runs: cpu 2 s, cuda 1 s (runs 0-5) then 1.5 s (runs 6-11); one claim.
@@ -61,12 +71,7 @@ class AnalysisCliTest : public ClaimbenchTest {
       ids.push_back(id);
       ledger.AddResult(id, Timing("cpu", 2.0, rng));
       ledger.AddResult(id, Timing("cuda", run < 6 ? 1.0 : 1.5, rng));
-      lg::ClaimRow c;
-      c.claim_id = "synth.C1";
-      c.suite = "synth";
-      c.paper = "Synthetic";
-      c.verdict = "REPRODUCED";
-      ledger.AddClaim(id, c);
+      ledger.AddClaim(id, Claim("synth", "Synthetic"));
       ledger.FinishRun(id, lg::RunStatus::kComplete);
     }
     return ids;
@@ -193,14 +198,7 @@ TEST_F(AnalysisCliTest, ReportTablesTheNewestClaimsRunAndComparesItWithAnotherPl
       meta.profile = profile;
       const int64_t id = ledger.BeginRun(meta);
       ledger.AddResult(id, Timing("cpu", seconds, rng));
-      if (claim) {
-        lg::ClaimRow c;
-        c.claim_id = "synth.C1";
-        c.suite = "synth";
-        c.paper = "Synthetic";
-        c.verdict = "REPRODUCED";
-        ledger.AddClaim(id, c);
-      }
+      if (claim) ledger.AddClaim(id, Claim("synth", "Synthetic"));
       ledger.FinishRun(id, lg::RunStatus::kComplete);
     };
     add("pf", "smoke", 2.0, true);       // run 1: superseded by run 4
@@ -251,14 +249,7 @@ TEST_F(AnalysisCliTest, PaperPagesShowTheNewestBenchFractionsOfThisPlatform) {
     lg::RunMeta meta;
     meta.platform_hash = "pf";
     const int64_t id = ledger.BeginRun(meta);
-    for (const char* suite : {"synth", "lonely"}) {
-      lg::ClaimRow c;
-      c.claim_id = std::string(suite) + ".C1";
-      c.suite = suite;
-      c.paper = std::string("Paper ") + suite;
-      c.verdict = "REPRODUCED";
-      ledger.AddClaim(id, c);
-    }
+    for (const char* suite : {"synth", "lonely"}) ledger.AddClaim(id, Claim(suite, std::string("Paper ") + suite));
     ledger.FinishRun(id, lg::RunStatus::kComplete);
   }
   const Output md = Run({"report", "--ledger", "f.db", "--format", "md"});
