@@ -21,13 +21,13 @@
 
 #include "harness/claim.h"
 #include "harness/random.h"
+#include "harness/seed_stats.h"
 #include "harness/strings.h"
 #include "reference/common/roc.h"
 #include "reference/ibedl/evidential.h"
 #include "reference/ibedl/metrics.h"
 #include "reference/ibedl/special.h"
 #include "suites/ibedl/experiment.h"
-#include "suites/ibedl/seed_stats.h"
 #include "suites/lm/lm_fixtures.h"
 
 namespace cb::ibedl {
@@ -35,6 +35,8 @@ namespace {
 
 namespace h = cb::harness;
 namespace ri = cb::ref::ibedl;
+using h::MeanCi;
+using h::TMeanCi;
 
 CB_CLAIM_DEFAULTS({.paper = "IB-EDL (Li et al., ICLR 2025)",
                    .paper_setting = "Llama2-7B / Llama3-8B / Mistral-7B, LoRA r 8 on q, v, lm_head; OBQA, ARC-C/E, "

@@ -1,17 +1,18 @@
-// File: suites/ibedl/seed_stats.h
+// File: harness/seed_stats.h
 // -----------------------------------------------------------------------------
 // The interval of a mean over a few training seeds: Student's t, two-sided
 // 95% (t_{0.975, n-1} from the standard table), because a percentile
 // bootstrap over 3-10 values is too narrow. n = 1 gives an unbounded interval
-// (INCONCLUSIVE under any CI criterion).
-#ifndef CB_SUITES_IBEDL_SEED_STATS_H_
-#define CB_SUITES_IBEDL_SEED_STATS_H_
+// (INCONCLUSIVE under any CI criterion). Shared by the suites whose claims
+// compare methods over training seeds (ibedl, probegen).
+#ifndef CB_HARNESS_SEED_STATS_H_
+#define CB_HARNESS_SEED_STATS_H_
 
 #include <cmath>
 #include <limits>
 #include <span>
 
-namespace cb::ibedl {
+namespace cb::harness {
 
 struct MeanCi {
   double mean = 0, low = 0, high = 0;
@@ -40,6 +41,6 @@ inline MeanCi TMeanCi(std::span<const double> x) {
   return c;
 }
 
-}  // namespace cb::ibedl
+}  // namespace cb::harness
 
-#endif  // CB_SUITES_IBEDL_SEED_STATS_H_
+#endif  // CB_HARNESS_SEED_STATS_H_
