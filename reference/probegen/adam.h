@@ -16,6 +16,7 @@
 
 namespace cb::ref::probegen {
 
+// REQUIRES: total_steps >= 1, step >= 0 (else std::invalid_argument).
 double CosineLr(double lr, int64_t step, int64_t total_steps);
 
 // One Adam state per parameter tensor.

@@ -34,7 +34,7 @@ namespace cb::ref::probegen {
 
 struct GeneratorSpec {
   std::string name;               // "deep_linear_6", "deep_linear_5", "vanilla"
-  int latent = 32;                // z dimension (input channels of layer 0)
+  int latent = 32;                // z dimension (input channels of layer 0); 0 for vanilla
   int channels = 1;               // c: channels of a probe
   int size = 32;                  // a probe is (c, size, size)
   std::vector<ConvTShape> layers; // empty for "vanilla"
@@ -64,12 +64,15 @@ struct GeneratorTrace {
 };
 
 // probes (n, c, size, size) = tanh(pre); pre may be null. trace may be null.
+// Throws std::invalid_argument when p's sizes do not match spec and p.n.
 void GeneratorForward(const GeneratorSpec& spec, const GeneratorParams& p, double* probes,
                       double* pre, GeneratorTrace* trace);
 
 // Given dprobes = d loss / d probes (n, c, size, size), writes the gradient of
-// every parameter into grad (resized like p). Needs the probes and the trace
-// of the forward with the same p.
+// every parameter into grad (resized like p): through tanh (1 - probes^2),
+// every layer, and into grad->input (the latents, or vanilla's raw probes),
+// which are trained too. Needs the probes and the trace of the forward with
+// the same p.
 void GeneratorBackward(const GeneratorSpec& spec, const GeneratorParams& p,
                        const GeneratorTrace& trace, const double* probes, const double* dprobes,
                        GeneratorParams* grad);

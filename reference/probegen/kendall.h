@@ -14,7 +14,8 @@
 
 namespace cb::ref::probegen {
 
-// NaN when n < 2 or when x or y is constant (scipy returns nan there too).
+// NaN when n < 2, when x or y is constant, or when either holds a NaN (scipy
+// returns nan in all three; nan_policy 'propagate' is its default).
 // REQUIRES: x.size() == y.size() (else std::invalid_argument).
 double KendallTauB(std::span<const double> x, std::span<const double> y);
 
