@@ -189,11 +189,12 @@ TEST(TrainModelZoo, MembersAreFiniteFp32AndScoredOnTheirStoredWeights) {
 }
 
 TEST(TrainModelZoo, LearnsTheTaskBeyondChance) {
-  // 12 members with up to 4 epochs of 320 images (40 SGD steps): the draws
-  // include good learning rates, and the best member must beat chance (0.1;
-  // its standard deviation on 200 test images is ~0.02) by a wide margin.
+  // 6 members with up to 4 epochs of 200 images (28 SGD steps): the draws
+  // include a usable learning rate, and the best member must beat chance
+  // (0.1; its standard deviation on 200 test images is ~0.02) by a wide
+  // margin. (Seeds 1, 2, 3 give 0.54, 0.34, 0.46.)
   const ModelZoo zoo =
-      TrainModelZoo({.models = 12, .train_images = 320, .test_images = 200, .max_epochs = 4, .seed = 3}, 2);
+      TrainModelZoo({.models = 6, .train_images = 200, .test_images = 200, .max_epochs = 4, .seed = 1}, 2);
   double best = 0.0;
   for (const ZooMember& m : zoo.members) best = std::max(best, m.test_accuracy);
   EXPECT_GT(best, 0.3);
