@@ -167,8 +167,9 @@ void GenerateProbes(h::Backend backend, const rp::GeneratorSpec& spec, const rp:
       for (const FastConvT& l : layers) {
         const rp::ConvTShape& s = l.shape;
         const int in = l.in_size, out = l.out_size;
-        b.assign(size_t(s.c_out) * out * out, 0.0f);
-        for (int o = 0; o < s.c_out; ++o) std::fill(b.begin() + size_t(o) * out * out, b.begin() + size_t(o + 1) * out * out, l.b[o]);
+        const size_t plane = size_t(out) * out;
+        b.resize(size_t(s.c_out) * plane);
+        for (int o = 0; o < s.c_out; ++o) std::fill(b.begin() + o * plane, b.begin() + (o + 1) * plane, l.b[o]);
         for (int c = 0; c < s.c_in; ++c)
           for (int iy = 0; iy < in; ++iy)
             for (int ix = 0; ix < in; ++ix) {
