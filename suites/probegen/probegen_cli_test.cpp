@@ -21,6 +21,20 @@ namespace {
 using cb::cli::testing::ClaimbenchTest;
 using nlohmann::json;
 
+// True once process `pid` catches SIGINT (bit 2 of SigCgt in
+// /proc/PID/status), polled for up to 60 s.
+bool WaitForSigintHandler(pid_t pid) {
+  for (int i = 0; i < 600; ++i) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("SigCgt:", 0) == 0 && (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGINT - 1))))
+        return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 class ProbegenCliTest : public ClaimbenchTest {
  protected:
   // 16 models, 64 / 64 images, 1 epoch: about a second.
@@ -96,7 +110,11 @@ TEST_F(ProbegenCliTest, SigintDuringTrainingRecordsNothing) {
   MakeZoo("zoo");
   const pid_t pid = Spawn({"eval", "probegen", "--zoo", "zoo", "--probes", "8", "--epochs", "100000", "--ledger",
                            "l.db"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Signal only once the handler is installed (before that SIGINT would kill
+  // the process: a slow start under ASan did, exit 130), then once more
+  // after a moment of training.
+  ASSERT_TRUE(WaitForSigintHandler(pid)) << "no SIGINT handler within 60 s";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(pid, SIGINT);
   const auto o = Wait(pid);
   EXPECT_EQ(o.exit_code, 3) << o.err;
