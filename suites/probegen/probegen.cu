@@ -46,14 +46,25 @@ struct DeviceLayer {
   h::DeviceBuffer<float> w, b;
 };
 
+// The output element a thread owns in a (n, c, side, side) tensor.
+struct Pixel {
+  long long probe;
+  int channel, y, x;
+};
+__device__ Pixel PixelOf(long long idx, int channels, int side) {
+  return {idx / ((long long)side * side * channels), int(idx / ((long long)side * side) % channels),
+          int(idx / side % side), int(idx % side)};
+}
+
 __global__ void ConvKernel(int n, int c_in, int c_out, int in, int out, int k, int stride, int pad, bool relu,
                            const float* __restrict__ x, const float* __restrict__ w,
                            const float* __restrict__ bias, float* __restrict__ y) {
   const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total = (long long)n * c_out * out * out;
   if (idx >= total) return;
-  const int ox = int(idx % out), oy = int(idx / out % out), o = int(idx / ((long long)out * out) % c_out);
-  const long long p = idx / ((long long)out * out * c_out);
+  const Pixel px = PixelOf(idx, c_out, out);
+  const long long p = px.probe;
+  const int o = px.channel, oy = px.y, ox = px.x;
   float acc = bias[o];
   for (int c = 0; c < c_in; ++c) {
     const float* xc = x + (p * c_in + c) * in * in;
@@ -95,8 +106,9 @@ __global__ void ConvTKernel(int n, int c_in, int c_out, int in, int out, int k, 
   const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total = (long long)n * c_out * out * out;
   if (idx >= total) return;
-  const int ox = int(idx % out), oy = int(idx / out % out), o = int(idx / ((long long)out * out) % c_out);
-  const long long p = idx / ((long long)out * out * c_out);
+  const Pixel px = PixelOf(idx, c_out, out);
+  const long long p = px.probe;
+  const int o = px.channel, oy = px.y, ox = px.x;
   float acc = bias[o];
   for (int ky = 0; ky < k; ++ky) {
     const int ty = oy + pad - ky;  // = iy * stride
