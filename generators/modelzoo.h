@@ -6,15 +6,23 @@
 // ShapeImages: a 10-class procedural image task, (1, 32, 32) grey images in
 //   [-1, 1]: disc, ring, square, hollow square, triangle, plus, cross (x),
 //   horizontal bars, vertical bars, diagonal stripe; each with a random
-//   centre, scale, rotation where it applies, contrast and background level,
-//   plus Gaussian pixel noise. Hard enough that a small model's accuracy
-//   depends on its capacity and training.
+//   centre, scale, rotation where it applies, contrast (shapes are always
+//   brighter than the background) and background level, plus Gaussian pixel
+//   noise; labels in shuffled blocks of ten (balanced to within one). Hard
+//   enough that a small model's accuracy depends on its capacity and
+//   training.
 // TrainModelZoo: `models` classifiers, each with hyper-parameters drawn from
-//   Rng(seed, 100 + i): family (MLP or CNN), widths and depth, learning rate
-//   (log-uniform), epochs (1 .. max_epochs), weight decay, label noise (a
-//   fraction of training labels replaced by uniform ones) and an init seed;
-//   trained with SGD (momentum 0.9, batch 32) on ShapeImages(seed, train)
-//   and measured on ShapeImages(seed + 1, test). The weights are rounded to
+//   Rng(seed, 100 + i): family (MLP or CNN), widths and depth (MLP: 1-2
+//   hidden layers of {8, 16, 32}; CNN: 2-3 convs of {4, 8, 16} channels),
+//   learning rate (log-uniform in [1e-3, 0.3], CNNs [1e-2, 0.3]), epochs
+//   (1 .. max_epochs), weight decay {0, 1e-4, 1e-3, 1e-2}, label noise
+//   {0, 0.1, 0.3, 0.6} (that fraction of training labels, in expectation,
+//   replaced by uniform ones) and an init seed; trained with SGD (momentum
+//   0.9, batch 32, softmax cross-entropy, reshuffled each epoch from the same
+//   Rng) on ShapeImages(seed, train) and measured on ShapeImages(seed + 1,
+//   test). A step that would make any parameter non-finite or larger than
+//   1e4 in magnitude is dropped and training stops there (a diverging run
+//   keeps its last good, finite weights). The weights are rounded to
 //   fp32 after training (what a zoo file stores), and the test accuracy is
 //   measured on the rounded weights, so a zoo read back from disk is the
 //   same zoo. Models train in parallel (one model per thread, each in a
@@ -62,7 +70,9 @@ struct ZooMember {
   ref::probegen::ZooModel model;
   double test_accuracy = 0.0;
   // "family", "widths", "lr", "epochs", "weight_decay", "label_noise",
-  // "init_seed": the draws, as text (what a zoo file's metadata holds).
+  // "init_seed": the draws, as text (what a zoo file's metadata holds);
+  // "steps" (SGD steps taken) and "diverged" ("1" when training stopped at
+  // a dropped step, else "0"): what happened.
   std::map<std::string, std::string> hparams;
 };
 
@@ -82,9 +92,12 @@ ModelZoo TrainModelZoo(const ZooParams& params, int threads,
 // weights, accuracy and hyper-parameters in order.
 harness::Hash128 HashModelZoo(const ModelZoo& zoo);
 
-// dir/model_<i, 4 digits>.safetensors (reference/probegen/zoo_io.h, the
-// hyper-parameters in the metadata) and dir/manifest.json (generator,
-// version, params, count, hash). Creates dir; files written atomically.
+// dir/model_<i, 4 digits; more for 10000+ models>.safetensors
+// (reference/probegen/zoo_io.h, the hyper-parameters in the metadata) and
+// dir/manifest.json (generator, version, params, count, hash, files). Creates dir; files written atomically, the
+// manifest last. Throws std::runtime_error, writing nothing, when dir holds a
+// *.safetensors file this zoo would not write (ReadZooDir would mix it in);
+// rewriting the same zoo, or a larger one, over itself is allowed.
 void WriteModelZoo(const ModelZoo& zoo, const std::string& dir);
 
 }  // namespace cb::gen

@@ -88,6 +88,7 @@ ProbeRunResult TrainAndEvaluate(const ZooTask& task, const ProbeTrainOptions& o,
     throw std::invalid_argument("TrainAndEvaluate: probes, epochs and batch must be >= 1");
   const rp::ZooArch& arch = task.models[0]->arch;
   const int n = o.probes, classes = arch.classes;
+  const int threads = o.threads > 0 ? o.threads : h::HardwareThreads();
   const size_t width = size_t(n) * classes;
   const int64_t probe_elems = int64_t(arch.channels) * arch.size * arch.size;
 
@@ -128,7 +129,7 @@ ProbeRunResult TrainAndEvaluate(const ZooTask& task, const ProbeTrainOptions& o,
       const int B = int(batch.size());
       if (learned_probes) rp::GeneratorForward(t.spec, t.gen, probes.data(), nullptr, &gtrace);
       else probes = t.fixed;
-      Features(task, batch, n, probes, o.threads, &features, learned_probes ? &traces : nullptr);
+      Features(task, batch, n, probes, threads, &features, learned_probes ? &traces : nullptr);
       y.resize(B);
       rp::MlpForward(t.predictor, B, features.data(), y.data(), &mtrace);
       dy.resize(B);
@@ -151,7 +152,7 @@ ProbeRunResult TrainAndEvaluate(const ZooTask& task, const ProbeTrainOptions& o,
         // Each model's gradient with respect to the probes, then their sum in
         // batch order (not in thread order).
         std::vector<std::vector<double>> per_model(B, std::vector<double>(probes.size()));
-        h::ParallelFor(B, o.threads, [&](int, int64_t begin, int64_t end) {
+        h::ParallelFor(B, threads, [&](int, int64_t begin, int64_t end) {
           for (int64_t j = begin; j < end; ++j)
             rp::ZooBackward(*task.models[batch[j]], n, traces[j], dfeat.data() + j * width, nullptr,
                             per_model[j].data());
@@ -177,7 +178,7 @@ ProbeRunResult TrainAndEvaluate(const ZooTask& task, const ProbeTrainOptions& o,
   // The model after the last step, on the held-out models.
   if (learned_probes) rp::GeneratorForward(t.spec, t.gen, probes.data(), nullptr, nullptr);
   else probes = t.fixed;
-  Features(task, task.test, n, probes, o.threads, &features, nullptr);
+  Features(task, task.test, n, probes, threads, &features, nullptr);
   r.predicted.resize(task.test.size());
   rp::MlpForward(t.predictor, int(task.test.size()), features.data(), r.predicted.data(), nullptr);
   for (int i : task.test) r.actual.push_back(task.accuracy[i]);

@@ -3,8 +3,8 @@
 // Dispatch and the CPU fast path of probegen.h. Each layer is written so its
 // innermost loop runs over contiguous memory without a reduction (an axpy),
 // which the compiler vectorises in fp32 without reassociating sums:
-//   conv    for each output channel o and tap (c, ky, kx): y[o] += w * x[c]
-//           shifted, row by row
+//   conv    im2col of the image, then for each output channel o and row r
+//           (c, ky, kx) of it: y[o, :] += w[o, r] * cols[r, :]
 //   linear  for each input i: y[:] += x[i] * wT[i, :]
 //   convT   for each input pixel and output channel: scatter into the k x k
 //           window (the definition; fine at the generator's sizes)
@@ -25,30 +25,39 @@ namespace rp = cb::ref::probegen;
 
 namespace {
 
-// One image through one layer: x (InElems) -> y (OutElems).
-void LayerForward(const FastLayer& l, const float* x, float* y) {
+// One image through one layer: x (InElems) -> y (OutElems); cols is scratch.
+void LayerForward(const FastLayer& l, const float* x, float* y, std::vector<float>* cols) {
   const rp::ZooLayer& s = l.layer;
   switch (s.kind) {
     case rp::ZooLayerKind::kConv: {
-      const int in = l.in_size, out = l.out_size, k = s.k;
-      for (int o = 0; o < s.out; ++o) {
-        float* yo = y + size_t(o) * out * out;
-        std::fill(yo, yo + out * out, l.b[o]);
-        for (int c = 0; c < s.in; ++c) {
-          const float* xc = x + size_t(c) * in * in;
-          for (int ky = 0; ky < k; ++ky) {
-            for (int kx = 0; kx < k; ++kx) {
-              const float w = l.w[((size_t(o) * s.in + c) * k + ky) * k + kx];
-              for (int oy = 0; oy < out; ++oy) {
-                const int iy = oy * s.stride - s.pad + ky;
-                if (iy < 0 || iy >= in) continue;
-                for (int ox = 0; ox < out; ++ox) {
-                  const int ix = ox * s.stride - s.pad + kx;
-                  if (ix >= 0 && ix < in) yo[oy * out + ox] += w * xc[iy * in + ix];
-                }
+      // im2col: cols (c * k * k, out * out), zero where a tap falls in the
+      // padding; then each output plane is a sum of axpys over its rows.
+      const int in = l.in_size, out = l.out_size, k = s.k, rows = s.in * k * k;
+      const size_t plane = size_t(out) * out;
+      cols->resize(size_t(rows) * plane);
+      for (int c = 0; c < s.in; ++c) {
+        const float* xc = x + size_t(c) * in * in;
+        for (int ky = 0; ky < k; ++ky) {
+          for (int kx = 0; kx < k; ++kx) {
+            float* col = cols->data() + size_t((c * k + ky) * k + kx) * plane;
+            for (int oy = 0; oy < out; ++oy) {
+              const int iy = oy * s.stride - s.pad + ky;
+              for (int ox = 0; ox < out; ++ox) {
+                const int ix = ox * s.stride - s.pad + kx;
+                col[oy * out + ox] = iy >= 0 && iy < in && ix >= 0 && ix < in ? xc[iy * in + ix] : 0.0f;
               }
             }
           }
+        }
+      }
+      for (int o = 0; o < s.out; ++o) {
+        float* yo = y + o * plane;
+        std::fill(yo, yo + plane, l.b[o]);
+        const float* wo = l.w.data() + size_t(o) * rows;
+        for (int r = 0; r < rows; ++r) {
+          const float w = wo[r];
+          const float* col = cols->data() + r * plane;
+          for (size_t q = 0; q < plane; ++q) yo[q] += w * col[q];
         }
       }
       break;
@@ -80,11 +89,11 @@ void LayerForward(const FastLayer& l, const float* x, float* y) {
 
 void ModelForward(const FastModel& m, const float* probes, int n, float* out) {
   const int elems = m.channels * m.size * m.size, most = m.MaxElems();
-  std::vector<float> a(most), b(most);
+  std::vector<float> a(most), b(most), cols;
   for (int p = 0; p < n; ++p) {
     std::copy(probes + size_t(p) * elems, probes + size_t(p + 1) * elems, a.begin());
     for (const FastLayer& l : m.layers) {
-      LayerForward(l, a.data(), b.data());
+      LayerForward(l, a.data(), b.data(), &cols);
       std::swap(a, b);
     }
     std::copy(a.begin(), a.begin() + m.classes, out + size_t(p) * m.classes);
@@ -114,7 +123,7 @@ ZooRunner::ZooRunner(h::Backend backend, const std::vector<const rp::ZooModel*>&
     impl_->models.push_back(ToFastModel(*m));
   }
   impl_->backend = backend;
-  impl_->threads = threads;
+  impl_->threads = threads > 0 ? threads : h::HardwareThreads();
 #if CB_HAVE_CUDA
   if (backend == h::Backend::kCuda) impl_->device = cuda::UploadZoo(impl_->models);
 #endif
@@ -160,15 +169,16 @@ void GenerateProbes(h::Backend backend, const rp::GeneratorSpec& spec, const rp:
     return;
   }
 #endif
-  h::ParallelFor(p.n, 0, [&](int, int64_t begin, int64_t end) {
+  h::ParallelFor(p.n, h::HardwareThreads(), [&](int, int64_t begin, int64_t end) {
     std::vector<float> a, b;
     for (int64_t i = begin; i < end; ++i) {
       a.assign(input.begin() + i * in_per_probe, input.begin() + (i + 1) * in_per_probe);
       for (const FastConvT& l : layers) {
         const rp::ConvTShape& s = l.shape;
         const int in = l.in_size, out = l.out_size;
-        b.assign(size_t(s.c_out) * out * out, 0.0f);
-        for (int o = 0; o < s.c_out; ++o) std::fill(b.begin() + size_t(o) * out * out, b.begin() + size_t(o + 1) * out * out, l.b[o]);
+        const size_t plane = size_t(out) * out;
+        b.resize(size_t(s.c_out) * plane);
+        for (int o = 0; o < s.c_out; ++o) std::fill(b.begin() + o * plane, b.begin() + (o + 1) * plane, l.b[o]);
         for (int c = 0; c < s.c_in; ++c)
           for (int iy = 0; iy < in; ++iy)
             for (int ix = 0; ix < in; ++ix) {
