@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 
 namespace cb::gen {
@@ -198,6 +199,7 @@ Token Teacher::Successor(uint64_t history, int topic, int rank) const {
 }
 
 Document Teacher::Sample(int words, uint64_t seed, uint64_t stream) const {
+  h::ThrowIfInterrupted();  // the check point of every corpus: one per document
   h::Rng rng(seed ^ Mix(p_.seed), stream);
   Document doc;
   doc.reserve(words);

@@ -15,6 +15,7 @@
 #include FT_FREETYPE_H
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 
 #ifndef CB_DEJAVU_MONO_FONT
@@ -340,7 +341,10 @@ Item Generator::Make(Kind kind, int index, bool render) const {
 std::vector<Item> Generator::All() const {
   std::vector<Item> out;
   for (int k = 0; k < kNumKinds; ++k)
-    for (int i = 0; i < p_.count; ++i) out.push_back(Make(static_cast<Kind>(k), i));
+    for (int i = 0; i < p_.count; ++i) {
+      cb::harness::ThrowIfInterrupted();  // one check point per rendered item
+      out.push_back(Make(static_cast<Kind>(k), i));
+    }
   return out;
 }
 

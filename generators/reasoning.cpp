@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 #include "harness/strings.h"
 
@@ -135,6 +136,7 @@ uint64_t FamilyIndex(const std::string& task) {
 }  // namespace
 
 Item MakeItem(uint64_t seed, const std::string& task, int index) {
+  h::ThrowIfInterrupted();  // the check point of Generate: one per item
   const uint64_t fam = FamilyIndex(task);
   h::Rng r(seed, ((fam + 1) << 32) | static_cast<uint32_t>(index));
   Item it = fam == 0 ? Arith(r, index) : fam == 1 ? Order(r) : Compare(r);

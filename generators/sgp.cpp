@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 
 namespace cb::gen::sgp {
@@ -743,6 +744,7 @@ Dataset Generate(const Params& p) {
   d.params = p;
   LetterBalancer letters(p.seed, 0);
   for (int i = 0; i < p.count; ++i) {
+    cb::harness::ThrowIfInterrupted();  // one check point per program
     Program prog = MakeProgram(p.seed, i);
     for (Question& q : prog.questions) letters.Assign(q);
     std::vector<Variant> vs;

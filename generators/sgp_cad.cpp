@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 
 namespace cb::gen::sgp {
@@ -212,6 +213,7 @@ std::vector<CadItem> GenerateCad(uint64_t seed, int count) {
   std::vector<CadItem> out;
   LetterBalancer letters(seed, /*salt=*/1);
   for (int i = 0; i < count; ++i) {
+    cb::harness::ThrowIfInterrupted();  // one check point per item
     CadItem it = MakeCadItem(seed, i);
     for (Question& q : it.questions) letters.Assign(q);
     out.push_back(std::move(it));

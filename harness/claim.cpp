@@ -1,10 +1,8 @@
 // File: harness/claim.cpp
-// Claim registry, verdict rules and the interrupt flag.
+// Claim registry and verdict rules (the interrupt flag: harness/interrupt.cpp).
 #include "harness/claim.h"
 
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -145,30 +143,5 @@ std::string UnmetRequirement(const Requirements& r) {
   }
   return "";
 }
-
-// ---------------------------------------------------------------------------
-// Interrupts
-
-namespace {
-
-std::atomic<int> g_signal{0};
-
-extern "C" void OnInterrupt(int sig) {
-  // A second signal means "stop now": restore the default and re-raise.
-  if (g_signal.exchange(sig) != 0) {
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-  }
-}
-
-}  // namespace
-
-void InstallInterruptHandlers() {
-  std::signal(SIGINT, OnInterrupt);
-  std::signal(SIGTERM, OnInterrupt);
-}
-
-bool InterruptRequested() { return g_signal.load() != 0; }
-int InterruptSignal() { return g_signal.load(); }
 
 }  // namespace cb::harness

@@ -49,6 +49,7 @@
 
 #include "harness/backend.h"
 #include "harness/criterion.h"
+#include "harness/interrupt.h"  // Interrupted: thrown out of Record() and Progress() after SIGINT/SIGTERM
 #include "harness/result.h"
 
 namespace cb::harness {
@@ -98,10 +99,6 @@ struct Outcome {
   std::string setting;  // our setting, e.g. "n = 2^6..2^14, operation counts"
   std::string reason;   // why (always for INCONCLUSIVE / UNMEASURABLE)
 };
-
-// Thrown out of ClaimContext::Record() once SIGINT/SIGTERM was received, so a
-// claim stops at its next record point and the run is sealed "interrupted".
-struct Interrupted {};
 
 // What a claim body gets: the profile, a seed, the backends asked for, and
 // the one path by which results reach the ledger.
@@ -199,12 +196,6 @@ namespace cb::harness {
 // Whether the requirements hold here; empty when they do, else the reason
 // ("no GPU: built without CUDA", "no energy meter: ...").
 std::string UnmetRequirement(const Requirements& r);
-
-// Process-wide interrupt flag set by the SIGINT/SIGTERM handler that
-// InstallInterruptHandlers() installs.
-void InstallInterruptHandlers();
-bool InterruptRequested();
-int InterruptSignal();  // the signal received, 0 if none
 
 }  // namespace cb::harness
 

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/claim.h"
+#include "harness/interrupt.h"
 #include "harness/parallel.h"
 
 namespace cb::harness {

@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 #include "harness/redact.h"
 
@@ -208,8 +209,11 @@ ChatOutcome ModelClient::Complete(const ChatRequest& request) { return CompleteA
 
 std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>& requests,
                                                   const std::function<void(size_t, const ChatOutcome&)>& on_done) {
+  const std::string total = std::to_string(requests.size());
+  ThrowIfInterrupted("before sending " + total + " requests");
   std::vector<ChatOutcome> out(requests.size());
   std::vector<std::string> keys(requests.size());
+  size_t answered = 0;  // outcomes handed to on_done, cache hits included
   struct Pending {
     size_t index;
     Clock::time_point not_before;
@@ -228,6 +232,7 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
         const std::string body = redact(*hit);
         if (auto text = ParseChatContent(body)) {
           out[i] = {true, *text, body, true, 0, ""};
+          ++answered;
           if (on_done) on_done(i, out[i]);
           continue;
         }
@@ -282,6 +287,14 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
   };
 
   while (!pending.empty() || !active.empty()) {
+    if (InterruptRequested()) {
+      // The check point: nothing new is sent, the transfers in flight are
+      // aborted (a slow endpoint would hold the stop for up to --timeout), and
+      // every answer that came is already in the cache.
+      while (!active.empty()) finish(active.back());
+      curl_multi_cleanup(multi);
+      throw Interrupted{"after " + std::to_string(answered) + " of " + total + " requests"};
+    }
     const auto now = Clock::now();
     for (auto it = pending.begin(); it != pending.end() && static_cast<int>(active.size()) < o_.concurrency;) {
       if (it->not_before <= now) {
@@ -345,6 +358,7 @@ std::vector<ChatOutcome> ModelClient::CompleteAll(const std::vector<ChatRequest>
         pending.push_back({index, Clock::now() + std::chrono::microseconds(static_cast<int64_t>(delay * 1e6))});
       } else {
         if (!o.ok && retry) o.error += " (after " + std::to_string(o.attempts) + " attempts)";
+        ++answered;
         if (on_done) on_done(index, o);
       }
     }

@@ -35,6 +35,9 @@
 //   XXH3-128 of the canonical JSON {endpoint URL, request body}; a hit costs no
 //   request, so an interrupted evaluation resumes where it stopped and a
 //   repeated one is free. Failures are never cached.
+// - Interrupts: CompleteAll is the check point of every endpoint evaluation;
+//   after SIGINT/SIGTERM it stops sending, aborts what is in flight and
+//   throws harness::Interrupted (harness/interrupt.h).
 #ifndef CB_HARNESS_MODEL_CLIENT_H_
 #define CB_HARNESS_MODEL_CLIENT_H_
 
@@ -129,7 +132,10 @@ class ModelClient {
   // All requests, at most `concurrency` at once; outcomes in request order.
   // `on_done(i, outcome)` is called as each finishes (in this thread), e.g. to
   // record results as they arrive. Never throws for an endpoint's failures:
-  // they are outcomes with ok = false.
+  // they are outcomes with ok = false. After SIGINT/SIGTERM
+  // (harness/interrupt.h) it sends nothing more, aborts the requests in
+  // flight and throws Interrupted; every answer received before is already
+  // in the cache, so a rerun asks only the rest.
   std::vector<ChatOutcome> CompleteAll(const std::vector<ChatRequest>& requests,
                                        const std::function<void(size_t, const ChatOutcome&)>& on_done = {});
   ChatOutcome Complete(const ChatRequest& request);

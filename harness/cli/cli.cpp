@@ -1,7 +1,8 @@
 // File: harness/cli/cli.cpp
 // The `claimbench` app: the command registry (the ledger's commands and the
-// methods' register through it), and the single place where errors become
-// one line on stderr and exit code 3.
+// methods' register through it), and the single place where errors and
+// interrupts become one line on stderr and exit code 3. The SIGINT/SIGTERM
+// handlers are installed here, once, for every command (harness/interrupt.h).
 #include "harness/cli/cli.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "harness/build_info.h"
 #include "harness/cli/commands.h"
+#include "harness/interrupt.h"
 
 namespace cb::cli {
 namespace {
@@ -42,6 +44,19 @@ void CheckCommandNames(const CLI::App& app, int argc, char** argv) {
     if (next == nullptr) throw UsageError("unknown command '" + arg + "' (expected " + names + ")");
     level = next;
   }
+}
+
+// The command that ran, as typed: "eval sgp", "gen videoniah", "run".
+std::string ParsedCommand(const CLI::App& app) {
+  std::string name;
+  const CLI::App* level = &app;
+  while (true) {
+    const auto parsed = level->get_subcommands();
+    if (parsed.empty()) break;
+    level = parsed.front();
+    name += (name.empty() ? "" : " ") + level->get_name();
+  }
+  return name;
 }
 
 std::vector<RegisteredCommand>& MutableCommands() {
@@ -89,9 +104,15 @@ int Main(int argc, char** argv) {
     command.add(app, cmdline, &exit_code);
   }
 
+  // Before any command runs: a signal then only sets the flag, and the command
+  // stops at its next check point (a second signal kills).
+  cb::harness::InstallInterruptHandlers();
   try {
     CheckCommandNames(app, argc, argv);
     app.parse(argc, argv);
+  } catch (const cb::harness::Interrupted& e) {
+    std::fprintf(stderr, "claimbench: %s\n", OneLine(cb::harness::InterruptLine(ParsedCommand(app), e)).c_str());
+    return kExitError;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "claimbench: error: %s (see --help)\n", OneLine(e.what()).c_str());

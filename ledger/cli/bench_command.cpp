@@ -102,7 +102,6 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   InitializeBenchmark(o, /*list=*/false);
 
   CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
-  cb::harness::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
   // A warning only (issue 32): FLOP-bound rows and their cpu_sgemm fractions
@@ -111,9 +110,7 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
     std::printf("%s\n", w.c_str());
   }
   auto ceilings = EnsureCeilings(ledger, meta.platform_hash, o.remeasure_ceilings);
-  if (cb::harness::InterruptRequested()) {
-    throw UsageError("interrupted before the run started; no run recorded");
-  }
+  cb::harness::ThrowIfInterrupted("before the run started");
   const int64_t run_id = ledger.BeginRun(meta);
   cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if a benchmark throws
 

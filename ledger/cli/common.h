@@ -7,6 +7,7 @@
 #ifndef CB_LEDGER_CLI_COMMON_H_
 #define CB_LEDGER_CLI_COMMON_H_
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,10 +78,14 @@ class LedgerResponseCache : public cb::harness::ResponseCache {
   std::optional<std::string> Get(const std::string& key) override { return ledger_.CacheGet(key); }
   void Put(const std::string& key, std::string_view response) override {
     ledger_.CachePut(key, response);
+    ++stored_;
   }
+  // Answers stored through this cache (what an interrupted run kept).
+  int64_t stored() const { return stored_; }
 
  private:
   cb::ledger::Ledger& ledger_;
+  int64_t stored_ = 0;
 };
 
 // Removes `path` and its SQLite side files when `created` (the file did not

@@ -11,6 +11,14 @@
 // Either way the run is begun only after every input has been checked, both
 // scorer modes' rows are recorded in it, and it is sealed "complete", or
 // "failed" when some rows got no answer or anything throws (RunGuard).
+//
+// SIGINT/SIGTERM (harness/interrupt.h; `claimbench` prints the one line and
+// exits 3): before the run is begun nothing is recorded; during an endpoint
+// evaluation the client stops sending and aborts what is in flight
+// (ModelClient::CompleteAll), the answers received stay in the ledger's
+// http_cache (a rerun asks only the rest), no score is recorded (it would be
+// of a part of the items) and the run is sealed "interrupted"; once the rows
+// are recorded, the run is sealed "interrupted" with them (RunGuard::Finish).
 // Output: the command's table and "run N complete|failed, run_hash H", or
 // with --json {run_id, run_hash, params, strict, paper_compatible}.
 //
@@ -34,6 +42,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/model_client.h"
 #include "harness/progress.h"
 #include "harness/result.h"
@@ -99,6 +108,7 @@ inline int RecordPredictionRun(const EvalRunOptions& o, const CommandLine& cmdli
                                                               const std::string& input_hash)>& score) {
   const nlohmann::json params = {{"source", std::filesystem::path(path).filename().string()}, {"rows", rows}};
   const EvalScores scores = score(params, cb::harness::Xxh3_128(text).Hex());
+  cb::harness::ThrowIfInterrupted("before the run started");
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   cb::ledger::RunGuard run(ledger, ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed)));
   return RecordEvalRun(ledger, run, params, scores, o.json, /*failed=*/false);
@@ -180,16 +190,31 @@ struct EndpointEval {
 
 // --endpoint: begins the run, evaluates with a progress bar, records. Throws
 // (run sealed "failed") when no unit got an answer; records and then throws
-// when some did not (answered requests are cached: a rerun resumes).
+// when some did not (answered requests are cached: a rerun resumes). After
+// SIGINT/SIGTERM throws harness::Interrupted, the run sealed "interrupted".
 inline int RunEndpointEval(const EvalRunOptions& o, const CommandLine& cmdline, const std::string& endpoint,
                            const EndpointEval& e) {
+  cb::harness::ThrowIfInterrupted("before the run started");
   auto ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   LedgerResponseCache cache(ledger);
   cb::ledger::RunGuard run(ledger, ledger.BeginRun(CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "eval", o.seed)));
   cb::harness::ProgressBar bar(1);
-  const EndpointTally tally = e.evaluate(&cache, [&](int d, int n) {
-    bar.Update(0, static_cast<double>(d) / n, std::to_string(d) + "/" + std::to_string(n) + " requests");
-  });
+  int done = 0, total = 0;
+  EndpointTally tally;
+  try {
+    tally = e.evaluate(&cache, [&](int d, int n) {
+      done = d, total = n;
+      bar.Update(0, static_cast<double>(d) / n, std::to_string(d) + "/" + std::to_string(n) + " requests");
+    });
+  } catch (cb::harness::Interrupted& interrupted) {
+    // The run guard seals the run "interrupted" on the way out; no score.
+    bar.Clear();
+    if (total > 0) interrupted.where = "after " + std::to_string(done) + " of " + std::to_string(total) + " requests";
+    cb::harness::NoteInterruptKept(std::to_string(cache.stored()) +
+                                   " answers received in this run kept in the ledger's http_cache (a rerun asks "
+                                   "only the rest)");
+    throw;
+  }
   bar.Clear();
   const nlohmann::json params = e.params();
   std::fprintf(stderr, "%d %s, %lld requests sent, %lld answered from the cache\n", tally.units, e.unit.c_str(),

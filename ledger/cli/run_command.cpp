@@ -189,11 +189,10 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   }
 
   CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
-  h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, seed);
   EnsureCeilings(ledger, meta.platform_hash);
-  if (h::InterruptRequested()) throw UsageError("interrupted before the run started; no run recorded");
+  h::ThrowIfInterrupted("before the run started");
   const int64_t run_id = ledger.BeginRun(meta);
   cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if the loop below throws
   if (!o.json) {

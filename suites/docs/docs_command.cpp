@@ -162,7 +162,6 @@ int RunDocs(const DocsOptions& o, const cb::cli::CommandLine& cmdline) {
   const std::vector<NamedTensor> tensors = LoadMatchingTensors(o.files, o.match);
   const size_t pairs = tensors.size() * (tensors.size() - 1) / 2;
 
-  h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(cb::cli::ResolveLedgerPath(o.ledger));
   const int64_t run_id = ledger.BeginRun(
       cb::cli::CollectRunMeta(cb::cli::JoinArgs(cmdline.argc, cmdline.argv), "docs", 0));

@@ -115,7 +115,6 @@ int RunCheckpointLayers(const CheckpointLayersOptions& o, const cb::cli::Command
     pairs += layers * (layers - 1) / 2;
   }
 
-  h::InstallInterruptHandlers();
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(cb::cli::ResolveLedgerPath(o.ledger));
   const int64_t run_id = ledger.BeginRun(
       cb::cli::CollectRunMeta(cb::cli::JoinArgs(cmdline.argc, cmdline.argv), "docs", o.seed));

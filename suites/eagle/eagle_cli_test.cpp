@@ -4,7 +4,9 @@
 // FILE:LINE with no ledger; paper mode's MME assert is a clear error; an
 // endpoint (a loopback server started here, answering from the generator's
 // own key) is sent each question with its image as a PNG data URL, scores
-// 100, and a rerun is answered from the ledger's cache.
+// 100, and a rerun is answered from the ledger's cache. SIGINT mid-run
+// (harness/interrupt.h): the endpoint eval seals its run "interrupted" and
+// keeps the answers received; gen docvqa writes nothing.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixtures/cli_test_util.h"
 #include "fixtures/http_server.h"
 #include "generators/docvqa.h"
 
@@ -204,6 +207,37 @@ TEST_F(EagleCliTest, AnEndpointReturningGarbageIsAClearError) {
       [](int, const cb::testing::HttpRequest&) { return cb::testing::HttpReply{200, "garbage"}; });
   EXPECT_EQ(Run("eval eagle --endpoint " + server.url() + " --model fake --count 1 --retries 1 --ledger l.db"), 3);
   EXPECT_NE(err_.find("gave no usable answer"), std::string::npos) << err_;
+}
+
+// SIGINT mid-run (issue 30, item 5), with the shared helpers of
+// fixtures/cli_test_util.h.
+class EagleInterruptCliTest : public cb::cli::testing::ClaimbenchTest {};
+using cb::cli::testing::Output;
+
+// The endpoint holds the third request: the two answers received stay in
+// the ledger's http_cache, no score is recorded, the run is sealed
+// "interrupted" and verifies.
+TEST_F(EagleInterruptCliTest, SigintMidEndpointEvalSealsTheRunInterruptedAndKeepsTheAnswers) {
+  cb::testing::HttpServer slow(cb::testing::AnswerThenHold(2, [](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
+  }));
+  double seconds = 0;
+  const Output o = InterruptWhen(Spawn({"eval", "eagle", "--endpoint", slow.url(), "--model", "fake", "--count", "2",
+                                        "--seed", "11", "--concurrency", "1", "--ledger", "l.db"}),
+                                 [&] { return slow.requests() > 2; }, 0, &seconds);
+  ExpectInterruptLine(o, "eval eagle",
+                      {"after 2 of 12 requests", "2 answers received in this run kept in the ledger's http_cache",
+                       "run 1 sealed interrupted with 0 results"});
+  EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+  EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
+}
+
+TEST_F(EagleInterruptCliTest, SigintMidGenDocvqaWritesNothing) {
+  // 2000 items per kind render for minutes; the generator stops at its next
+  // item and the output folder is never made.
+  const Output o = InterruptWhen(Spawn({"gen", "docvqa", "--count", "2000", "--out", "big"}));
+  ExpectInterruptLine(o, "gen docvqa", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("big");
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // (fp64 reference to 1e-12, the fp32 path to 2e-5);
 // bad input (an id outside the vocabulary, a missing checkpoint, a sequence
 // longer than max_position_embeddings, an unknown --backend) exits 3 with one line
-// and writes no output file.
+// and writes no output file; so does SIGINT mid-score (harness/interrupt.h),
+// with exit 3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -149,6 +150,20 @@ TEST_F(LmCliTest, BadInputIsOneLineAndWritesNothing) {
     EXPECT_NE(o.err.find(c.names), std::string::npos) << o.err;
     EXPECT_FALSE(fs::exists(dir_ / "out.jsonl")) << c.names;
   }
+}
+
+// SIGINT mid-run (issue 30, item 5): 50000 sequences take minutes; scoring
+// stops at the next sequence, and nothing is printed or written to --out.
+TEST_F(LmCliTest, SigintMidScoreWritesNothing) {
+  {
+    std::ofstream ids(dir_ / "many.jsonl");
+    for (int s = 0; s < 50000; ++s) ids << "{\"ids\": [1, 5, 9, " << (s % 32) << ", 7, 3, 2, 8, 4, 6, 1, 5]}\n";
+  }
+  const Output o = InterruptWhen(
+      Spawn({"lm", "score", "--checkpoint", Checkpoint(), "--ids", "many.jsonl", "--stats", "--out", "s.jsonl"}));
+  ExpectInterruptLine(o, "lm score", {"sequences", "nothing recorded, nothing written"});
+  EXPECT_EQ(o.out, "");
+  ExpectNothingWritten("s.jsonl");
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 
 #include "harness/backend.h"
 #include "harness/cli/commands.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
@@ -145,6 +146,7 @@ int RunGenerate(const GenerateOptions& o) {
   std::vector<float> row(logits.end() - ck.config.vocab_size, logits.end());
   std::vector<int> generated;
   while (static_cast<int>(generated.size()) < o.max_new_tokens) {
+    cb::harness::ThrowIfInterrupted("after " + std::to_string(generated.size()) + " tokens");  // nothing printed
     const int next = SampleToken(row, o.temperature, o.top_k, rng.Uniform());
     generated.push_back(next);
     if (cached() >= ck.config.max_position_embeddings ||

@@ -41,6 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/interrupt.h"
 #include "harness/cli/commands.h"
 #include "harness/progress.h"
 #include "reference/lm/hf_checkpoint.h"
@@ -159,6 +160,9 @@ int RunScore(const ScoreOptions& o) {
   std::ostringstream out;
   cb::harness::ProgressBar bar(static_cast<int>(seqs.size()));
   for (size_t i = 0; i < seqs.size(); ++i) {
+    // The check point: nothing is printed or written before the last sequence.
+    cb::harness::ThrowIfInterrupted("after " + std::to_string(i) + " of " + std::to_string(seqs.size()) +
+                                    " sequences");
     bar.Update(static_cast<int>(i), 0, "sequence " + std::to_string(i + 1));
     std::vector<double> logits;  // [T, V]
     if (fast) {

@@ -130,7 +130,6 @@ int RunTrain(const TrainCommandOptions& o) {
   if (o.resume && !fs::exists(partial / "latest"))
     throw UsageError("train --resume: no checkpoint in " + partial.string());
   if (o.threads > 0) openblas_set_num_threads(o.threads);
-  h::InstallInterruptHandlers();
   const auto t0 = std::chrono::steady_clock::now();
 
   // Data: the tokenizer of a resumed run is the one it saved.

@@ -5,6 +5,8 @@
 // endpoint (a loopback server started here, answering boxes and words from
 // the ground truth of the scans it regenerates) gets one PNG data URL per
 // question, scores perfectly, and a rerun is answered from the ledger's cache.
+// SIGINT mid-run (harness/interrupt.h) seals the run "interrupted" and keeps
+// the answers received.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -136,6 +138,24 @@ TEST_F(MedregaCliTest, GarbageAnswersScoreZeroNotAnError) {
   EXPECT_EQ(j["strict"]["ss"]["metrics"]["iou"], 0.0);
   EXPECT_EQ(j["paper_compatible"]["r2t"]["metrics"]["accuracy"], 0.0);
   EXPECT_EQ(server.requests(), 2);
+}
+
+// SIGINT while the endpoint holds the third request (issue 30, item 5): the
+// two answers received stay in the ledger's http_cache, no score is
+// recorded, the run is sealed "interrupted" and verifies.
+TEST_F(MedregaCliTest, SigintMidEndpointEvalSealsTheRunInterruptedAndKeepsTheAnswers) {
+  cb::testing::HttpServer slow(cb::testing::AnswerThenHold(2, [](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("?")};
+  }));
+  double seconds = 0;
+  const auto o = InterruptWhen(Spawn({"eval", "medrega", "--endpoint", slow.url(), "--model", "fake", "--seed", "5",
+                                      "--count", "2", "--size", "128", "--concurrency", "1", "--ledger", "l.db"}),
+                               [&] { return slow.requests() > 2; }, 0, &seconds);
+  ExpectInterruptLine(o, "eval medrega",
+                      {"after 2 of 12 requests", "2 answers received in this run kept in the ledger's http_cache",
+                       "run 1 sealed interrupted with 0 results"});
+  EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+  EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
 }
 
 }  // namespace

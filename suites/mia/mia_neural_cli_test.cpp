@@ -6,7 +6,8 @@
 // ledger run; bad input is one line naming FILE:LINE and records nothing;
 // `claimbench mia train-target --split wikimia --preset smoke` reproduces
 // fixtures/lm/smoke bit for bit (same corpus, tokenizer and recipe) and
-// refuses bad options.
+// refuses bad options. SIGINT mid-run (harness/interrupt.h): eval mia
+// --checkpoint records nothing, train-target writes nothing.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -142,6 +143,27 @@ TEST_F(MiaNeuralCliTest, TrainTargetReproducesTheSmokeFixtureAndRefusesBadOption
   EXPECT_NE(err_.find("expected mimir or wikimia"), std::string::npos) << err_;
   EXPECT_EQ(Run("mia train-target --preset huge --out m2"), 3);
   EXPECT_FALSE(fs::exists(dir_ / "m2"));
+}
+
+// SIGINT mid-run (issue 30, item 5). The LoRA fine-tune of --finetune-on runs
+// for minutes at this many epochs: it stops at its next step; the ledger is
+// opened only once everything is computed, so nothing is recorded.
+TEST_F(MiaNeuralCliTest, SigintMidEvalFromCheckpointRecordsNothing) {
+  Write("d.jsonl", kDataset);
+  Write("ft.jsonl", kFinetune);
+  const auto o = InterruptWhen(Spawn({"eval", "mia", "--checkpoint", Smoke(), "--dataset", "d.jsonl",
+                                      "--finetune-on", "ft.jsonl", "--ft-epochs", "1000000", "--ledger", "l.db"}));
+  ExpectInterruptLine(o, "eval mia", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("l.db");
+}
+
+// --preset smoke with a million steps: it stops before the next step and
+// the model folder (built as DIR.tmp, renamed when done) is never made.
+TEST_F(MiaNeuralCliTest, SigintMidTrainTargetWritesNothing) {
+  const auto o = InterruptWhen(Spawn({"mia", "train-target", "--split", "wikimia", "--preset", "smoke", "--steps",
+                                      "1000000", "--threads", "1", "--out", "m"}));
+  ExpectInterruptLine(o, "mia train-target", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("m");
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/hf_checkpoint.h"
 #include "suites/lm/cpu_transformer.h"
@@ -124,6 +126,8 @@ StatsFile StatsFromCheckpoint(const std::string& dir, const std::string& dataset
   {
     const NeuralScorer scorer(model, backend);
     for (const Line& l : data) {
+      cb::harness::ThrowIfInterrupted("after scoring " + std::to_string(file.texts.size()) + " of " +
+                                      std::to_string(data.size()) + " texts");  // the check point: one per text
       TokenStats st = scorer.Score(l.ids);
       cb::ref::mia::TextStats s;
       s.label = l.label;
@@ -140,7 +144,11 @@ StatsFile StatsFromCheckpoint(const std::string& dir, const std::string& dataset
     for (const Line& l : ft) texts.push_back(l.ids);
     const auto tuned = FineTuneLora(model, texts, options, &rep.finetune);
     const NeuralScorer scorer(tuned, backend);
-    for (size_t i = 0; i < data.size(); ++i) file.texts[i].ll_ft = scorer.LogProbs(data[i].ids);
+    for (size_t i = 0; i < data.size(); ++i) {
+      cb::harness::ThrowIfInterrupted("after scoring " + std::to_string(i) + " of " + std::to_string(data.size()) +
+                                      " texts under the fine-tuned model");
+      file.texts[i].ll_ft = scorer.LogProbs(data[i].ids);
+    }
     rep.finetuned = true;
   }
   // Zlib needs every text; drop partial texts so the field is all or none.

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/interrupt.h"
+
 namespace cb::mia {
 
 namespace ls = cb::lm_suite;
@@ -44,6 +46,8 @@ ls::CpuTransformer FineTuneLora(const ls::CpuTransformer& base, const std::vecto
   trainer.Run([&](const ls::StepReport& r) {
     if (r.step == 1) first = r.loss;
     last = r.loss;
+    cb::harness::ThrowIfInterrupted("in the LoRA fine-tune, at step " + std::to_string(r.step) + " of " +
+                                    std::to_string(t.steps));  // the check point: one per step
   });
   const double after = trainer.Evaluate(stream, 8, 12345);
   if (report)

@@ -34,6 +34,7 @@
 #include "generators/corpora.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/progress.h"
 #include "reference/lm/bpe_tokenizer.h"
 #include "reference/lm/transformer.h"
@@ -117,8 +118,11 @@ int RunTrainTarget(const TrainTargetOptions& o) {
     std::snprintf(label, sizeof label, "step %d loss %.3f lr %.2e", r.step, r.loss, r.lr);
     bar.Update(r.step, 0, label);
     if (!bar.enabled() && r.step % 50 == 0) std::fprintf(stderr, "mia train-target: %s\n", label);
-  });
+  }, [] { return cb::harness::InterruptRequested(); });
   bar.Clear();
+  // The check point: a run without --resume keeps nothing, so --out is not made.
+  cb::harness::ThrowIfInterrupted("at step " + std::to_string(trainer.state().step) + " of " +
+                                  std::to_string(options.steps));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& p = model.params();
   const std::string weights =

@@ -3,7 +3,8 @@
 // --prompts FILE` on the shipped HF-layout checkpoints (fixtures/lm/draft as
 // the draft; fixtures/lm/target, or the draft itself, as the target): every
 // decoder emits its tokens, the results land in one verifiable ledger run,
-// and bad input is one line that records nothing.
+// and bad input is one line that records nothing; SIGINT mid-decoding
+// (harness/interrupt.h) exits 3 and records nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -118,6 +119,19 @@ TEST_F(EvalMtadCliTest, BadInputIsOneLineAndRecordsNothing) {
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << joined << o.err;
     EXPECT_FALSE(std::filesystem::exists(dir_ / "bad.db")) << joined;
   }
+}
+
+// SIGINT mid-run (issue 30, item 5): 20000 prompts decode for minutes; the
+// decoder stops at its next prompt, and as the ledger is opened only once
+// all three decoders are done, nothing is recorded.
+TEST_F(EvalMtadCliTest, SigintMidDecodingRecordsNothing) {
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += "the cat sat on the mat .\n";
+  Write("many.txt", many);
+  const Output o = InterruptWhen(Spawn({"eval", "mtad", "--target", Fx("target"), "--draft", Fx("draft"),
+                                        "--prompts", "many.txt", "--tokens", "40", "--ledger", "l.db"}));
+  ExpectInterruptLine(o, "eval mtad", {"decoding, after", "of 20000 prompts", "nothing recorded, nothing written"});
+  ExpectNothingWritten("l.db");
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/random.h"
 #include "suites/lm/substrate_data.h"
 
@@ -88,6 +90,8 @@ DecodeRuns RunDecoder(const LmPair& pair, Decoder decoder, const std::vector<std
                       int count, int tokens, const ref::MtadParams& params, uint64_t seed, bool score) {
   DecodeRuns r;
   for (int i = 0; i < count; ++i) {
+    cb::harness::ThrowIfInterrupted(std::string("in ") + DecoderName(decoder) + " decoding, after " +
+                                    std::to_string(i) + " of " + std::to_string(count) + " prompts");
     const std::vector<int>& prompt = prompts[i % prompts.size()];
     pair.target->Clear();
     pair.draft->Clear();

@@ -9,7 +9,8 @@
 //     --temperature 0` (the lm suite's own decode loop);
 //   - output is a pure function of the arguments;
 //   - without merges.txt, ids in (--prompts FILE) and ids out, no "text";
-//   - bad input exits 3 with one line and writes no output file.
+//   - bad input exits 3 with one line and writes no output file;
+//   - SIGINT mid-run (harness/interrupt.h) exits 3 and writes nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,6 +162,19 @@ TEST_F(PfCliTest, BadInputExitsThreeAndWritesNothing) {
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
     EXPECT_FALSE(fs::exists(dir_ / "o.jsonl"));
   }
+}
+
+// SIGINT mid-run (issue 30, item 5): thousands of texts take minutes, from
+// the n-gram LM or a checkpoint; each stops at its next text, and --out is
+// written only whole.
+TEST_F(PfCliTest, SigintMidGenTextWritesNothing) {
+  const Output ngram = InterruptWhen(Spawn({"gen", "text", "--count", "20000", "--length", "200", "--out", "t.jsonl"}));
+  ExpectInterruptLine(ngram, "gen text", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("t.jsonl");
+  const Output lm = InterruptWhen(
+      Spawn(Gen({"--prompt-ids", "5,17,3", "--count", "100000", "--length", "200", "--out", "c.jsonl"})));
+  ExpectInterruptLine(lm, "gen text", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("c.jsonl");
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 
 #include "generators/corpora.h"
 #include "harness/atomic_file.h"
+#include "harness/interrupt.h"
 #include "harness/cli/commands.h"
 #include "reference/lm/kn_lm.h"
 #include "reference/pf/pf.h"
@@ -125,6 +126,7 @@ int RunGenText(const GenTextOptions& o) {
   std::string lines;
   std::vector<double> p(cp.vocab_size), u(cp.vocab_size);
   for (int i = 0; i < o.count; ++i) {
+    cb::harness::ThrowIfInterrupted("after " + std::to_string(i) + " of " + std::to_string(o.count) + " texts");
     const auto& src = corpus.nonmembers[i];
     std::vector<int32_t> text(src.begin(), src.begin() + std::min<size_t>(4, src.size()));
     const size_t prompt = text.size();

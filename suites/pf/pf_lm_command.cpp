@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/interrupt.h"
 #include "harness/backend.h"
 #include "harness/cli/commands.h"
 #include "reference/lm/bpe_tokenizer.h"
@@ -145,6 +146,8 @@ int RunGenTextCheckpoint(const GenTextCheckpointOptions& o) {
   const std::unique_ptr<cb::lm_suite::IncrementalLm> lm = cb::lm_suite::MakeIncrementalLm(model, *backend);
   std::string lines;
   for (size_t i = 0; i < prompts.size(); ++i) {
+    cb::harness::ThrowIfInterrupted("after " + std::to_string(i) + " of " + std::to_string(prompts.size()) +
+                                    " texts");
     const cb::pf::LmDecoded d = cb::pf::DecodeLm(
         *lm, prompts[i],
         {.decoder = decoder, .watermark = w, .params = {.key = key, .context = o.m},

@@ -9,7 +9,7 @@
 //   --seed S, --threads T, --ledger, --json
 // Every model file is read and checked, and every option, before training;
 // the ledger run is begun only when the scores exist, so bad input and an
-// interrupted training (SIGINT: exit 3) record nothing.
+// interrupted training (SIGINT: exit 3, harness/interrupt.h) record nothing.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/claim.h"
+#include "harness/interrupt.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
 #include "harness/progress.h"
@@ -104,30 +104,24 @@ int RunEvalProbegen(const EvalProbegenOptions& o, const CommandLine& cmdline) {
   }
   const std::string input_hash = input.Digest().Hex();
 
-  h::InstallInterruptHandlers();
   const int total_runs = o.seeds * int(methods.size());
   h::ProgressBar bar(total_runs);
   std::vector<Scored> scored;
-  try {
-    for (int k = 0; k < o.seeds; ++k) {
-      pg::ZooTask task = base;
-      pg::SplitZoo(&task, o.test_fraction, o.seed + k);
-      for (pg::ProbeMethod m : methods) {
-        const pg::ProbeTrainOptions t{.method = m, .generator = o.generator, .probes = o.probes,
-                                      .epochs = o.epochs, .seed = o.seed + 1000 + k, .threads = o.threads};
-        const int done = int(scored.size());
-        pg::ProbeRunResult r = pg::TrainAndEvaluate(task, t, [&](int64_t step, int64_t steps) {
-          if (h::InterruptRequested()) throw h::Interrupted{};
-          bar.Update(done, double(step) / double(steps), pg::ProbeMethodName(m));
-        });
-        scored.push_back({m, o.seed + k, std::move(r)});
-      }
+  for (int k = 0; k < o.seeds; ++k) {
+    pg::ZooTask task = base;
+    pg::SplitZoo(&task, o.test_fraction, o.seed + k);
+    for (pg::ProbeMethod m : methods) {
+      const pg::ProbeTrainOptions t{.method = m, .generator = o.generator, .probes = o.probes,
+                                    .epochs = o.epochs, .seed = o.seed + 1000 + k, .threads = o.threads};
+      const int done = int(scored.size());
+      // The check point, per training step (harness/interrupt.h): nothing is
+      // recorded before every training has finished.
+      pg::ProbeRunResult r = pg::TrainAndEvaluate(task, t, [&](int64_t step, int64_t steps) {
+        h::ThrowIfInterrupted("after " + std::to_string(done) + " of " + std::to_string(total_runs) + " trainings");
+        bar.Update(done, double(step) / double(steps), pg::ProbeMethodName(m));
+      });
+      scored.push_back({m, o.seed + k, std::move(r)});
     }
-  } catch (const h::Interrupted&) {
-    bar.Clear();
-    std::fprintf(stderr, "claimbench: interrupted after %zu of %d trainings; nothing recorded\n", scored.size(),
-                 total_runs);
-    return kExitError;
   }
   bar.Clear();
 

@@ -5,7 +5,8 @@
 // covers every token Radar and StreamingLLM decode exactly as dense (gap 0 to
 // fp32 rounding); with a small budget they skip tokens and the gap is
 // recorded; one verifiable ledger run; bad input is one line with exit 3 and
-// creates no ledger.
+// creates no ledger; SIGINT mid-run (harness/interrupt.h) exits 3 and
+// records nothing.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -100,6 +101,23 @@ TEST_F(RadarCliTest, BadInputIsOneLineAndRecordsNothing) {
   EXPECT_EQ(Run("eval radar --checkpoint nowhere --ids ids.jsonl --ledger bad.db"), 3);
   EXPECT_EQ(Run("eval radar --checkpoint '" + Smoke() + "' --ledger bad.db"), 3);
   EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+}
+
+// SIGINT mid-run (issue 30, item 5): 5000 sequences take minutes per method;
+// the experiment stops at its next sequence, and as the ledger is opened
+// only once every method is done, nothing is recorded.
+TEST_F(RadarCliTest, SigintMidEvalRecordsNothing) {
+  std::string ids;
+  for (int s = 0; s < 5000; ++s) {
+    ids += "{\"ids\": [";
+    for (int i = 0; i < 90; ++i) ids += (i ? ", " : "") + std::to_string(97 + (i * 7 + s) % 26);
+    ids += "]}\n";
+  }
+  Write("many.jsonl", ids);
+  const auto o = InterruptWhen(Spawn({"eval", "radar", "--checkpoint", Smoke(), "--ids", "many.jsonl", "--budget",
+                                      "8", "--window", "4", "--ledger", "l.db"}));
+  ExpectInterruptLine(o, "eval radar", {"sequences", "nothing recorded, nothing written"});
+  ExpectNothingWritten("l.db");
 }
 
 }  // namespace

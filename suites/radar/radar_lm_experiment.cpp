@@ -16,7 +16,9 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
+#include "harness/interrupt.h"
 #include "harness/random.h"
 #include "reference/radar.h"
 
@@ -154,6 +156,11 @@ PerplexityRun RunPerplexity(lm_suite::CpuTransformer& model, const std::vector<L
     std::unique_ptr<LmAttention> attn;
     if (!methods[m].dense) attn = std::make_unique<LmAttention>(model.config(), methods[m].attention);
     for (size_t si = 0; si < sequences.size(); ++si) {
+      if (cb::harness::InterruptRequested()) {  // the check point: one per sequence and method
+        model.set_decode_attention_hook({});    // it may point into `attn`
+        throw cb::harness::Interrupted{"in " + methods[m].name + ", after " + std::to_string(si) + " of " +
+                                       std::to_string(sequences.size()) + " sequences"};
+      }
       const std::vector<int>& seq = sequences[si];
       std::vector<double> nll(seq.size(), std::numeric_limits<double>::quiet_NaN());
       lm_suite::CpuKvCache kv;

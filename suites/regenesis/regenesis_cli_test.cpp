@@ -5,7 +5,10 @@
 // loopback server started here (bounded: a fixed number of requests, stopped
 // with the test): the three-step ReGenesis chain, the filter (duplicates and
 // wrong answers dropped), the SFT file, a resumed rerun answered from the
-// ledger's cache, the STaR baseline's rationalisation, bad input.
+// ledger's cache, the STaR baseline's rationalisation, bad input; SIGINT
+// mid-run (harness/interrupt.h): synthesize seals its run "interrupted",
+// keeps the answers received and writes no SFT file; gen reasoning writes
+// nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 namespace {
 
 using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
 using nlohmann::json;
 namespace gr = cb::gen::reasoning;
 
@@ -209,6 +213,33 @@ TEST_F(RegenesisCliTest, SynthesizeRefusesBadInput) {
   EXPECT_NE(t.err.find("--temperature"), std::string::npos) << t.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "l.db"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "o.jsonl"));
+}
+
+// SIGINT while the endpoint holds the third request (issue 30, item 5): the
+// two answers received stay in the ledger's http_cache, nothing is recorded
+// or written to --out, the run is sealed "interrupted" and verifies.
+TEST_F(RegenesisCliTest, SigintMidSynthesizeSealsTheRunInterruptedKeepsTheAnswersAndWritesNothing) {
+  FakeModel model(2, 20250100);
+  cb::testing::HttpServer slow(
+      cb::testing::AnswerThenHold(2, [&](int, const cb::testing::HttpRequest& r) { return model(r); }));
+  double seconds = 0;
+  const Output o = InterruptWhen(Spawn({"regenesis", "synthesize", "--endpoint", slow.url(), "--model", "fake",
+                                        "--generate", "2", "--samples", "3", "--seed", "20250100", "--concurrency",
+                                        "1", "--ledger", "l.db", "--out", "sft.jsonl"}),
+                                 [&] { return slow.requests() > 2; }, 0, &seconds);
+  ExpectInterruptLine(o, "regenesis synthesize",
+                      {"after 2 of ", "2 answers received in this run kept in the ledger's http_cache",
+                       "run 1 sealed interrupted with 0 results"});
+  EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+  EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
+  ExpectNothingWritten("sft.jsonl");
+}
+
+TEST_F(RegenesisCliTest, SigintMidGenReasoningWritesNothing) {
+  const Output o = InterruptWhen(Spawn({"gen", "reasoning", "--count", "100000", "--out", "items.jsonl"}));
+  ExpectInterruptLine(o, "gen reasoning", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("items.jsonl");
+  ExpectNothingWritten("items.jsonl.manifest.json");
 }
 
 }  // namespace

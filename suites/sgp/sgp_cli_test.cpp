@@ -8,6 +8,8 @@
 // queried, a rerun is answered from the ledger's cache, an endpoint
 // returning garbage is a clear error, and an endpoint echoing the API key
 // leaves it in no file the run writes (ledger, cache, stdout, stderr).
+// SIGINT mid-run (harness/interrupt.h): the endpoint eval seals its run
+// "interrupted", keeps the answers received and resumes; gen writes nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using cb::cli::testing::ClaimbenchTest;
+using cb::cli::testing::Output;
 using cb::cli::testing::ReadFile;
 
 class SgpCliTest : public ClaimbenchTest {};
@@ -217,6 +220,46 @@ TEST_F(SgpCliTest, AnEndpointEchoingTheKeyLeavesItInNoFile) {
   EXPECT_EQ(FilesHolding(dir_, key), std::vector<std::string>{});
   // The echo did reach the ledger's http_cache, redacted.
   EXPECT_FALSE(FilesHolding(dir_, "You sent Bearer [REDACTED]").empty());
+}
+
+// SIGINT while the endpoint holds a request (issue 30, item 5): the client
+// stops at once, the two answers received stay in the ledger's http_cache,
+// no score is recorded (it would be of a part of the rows), the run is
+// sealed "interrupted" and verifies, and a rerun asks only the rest.
+TEST_F(SgpCliTest, SigintMidEndpointEvalSealsTheRunInterruptedAndKeepsTheAnswers) {
+  auto answer = [](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("Answer: B")};
+  };
+  std::vector<std::string> args = {"eval",          "sgp", "--endpoint", "",       "--model", "fake", "--count",
+                                   "3",             "--cad", "0",        "--concurrency", "1", "--ledger", "l.db"};
+  int port = 0;  // the rerun asks the same URL: it is part of the cache key
+  {
+    cb::testing::HttpServer slow(cb::testing::AnswerThenHold(2, answer));
+    args[3] = slow.url();
+    port = slow.port();
+    double seconds = 0;
+    const Output o = InterruptWhen(Spawn(args), [&] { return slow.requests() > 2; }, 0, &seconds);
+    ExpectInterruptLine(o, "eval sgp",
+                        {"after 2 of ", "2 answers received in this run kept in the ledger's http_cache",
+                         "run 1 sealed interrupted with 0 results"});
+    EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+    EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
+  }
+  cb::testing::HttpServer fast(answer, port);
+  ASSERT_EQ(fast.url(), args[3]);
+  const Output r = Run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(fast.requests()) + " requests sent, 2 answered from the cache"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(SgpCliTest, SigintMidGenWritesNothing) {
+  // 50000 programs with variants take minutes; the generator stops at its
+  // next program and the output folder is never made.
+  const Output o = InterruptWhen(Spawn({"gen", "sgp", "--count", "50000", "--variants", "2", "--out", "big"}));
+  ExpectInterruptLine(o, "gen sgp", {"nothing recorded, nothing written"});
+  ExpectNothingWritten("big");
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
 #include "harness/hash.h"
+#include "harness/interrupt.h"
 #include "harness/progress.h"
 #include "suites/videoniah/media.h"
 #include "suites/videoniah/video_io.h"
@@ -157,6 +158,9 @@ int RunGenVideoNiah(const GenVideoNiahOptions& o) {
     nlohmann::json rows = nlohmann::json::array(), hashes = nlohmann::json::object(),
                    decoded = nlohmann::json::object(), used = nlohmann::json::object();
     for (size_t k = 0; k < items.size(); ++k) {
+      // The check point: the temporary folder is removed, nothing is written.
+      cb::harness::ThrowIfInterrupted("after " + std::to_string(k) + " of " + std::to_string(items.size()) +
+                                      " items");
       const gv::Item& it = items[k];
       renderer.SetHaystack(item_haystack[k] < 0 ? nullptr : hay[item_haystack[k]].get());
       if (item_haystack[k] >= 0) used[it.video] = hay[item_haystack[k]]->path();

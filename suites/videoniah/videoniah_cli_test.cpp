@@ -6,7 +6,9 @@
 // recorded (null preds as eval.py skips them), a malformed one is exit 3
 // naming FILE:LINE with no ledger; an endpoint (a loopback server started
 // here) is queried, a rerun is answered from the ledger's cache, and an
-// endpoint returning garbage is a clear error.
+// endpoint returning garbage is a clear error. SIGINT mid-run
+// (harness/interrupt.h): the endpoint eval seals its run "interrupted" and
+// keeps the answers received; gen writes nothing.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixtures/cli_test_util.h"
 #include "fixtures/http_server.h"
 #include "fixtures/paths.h"
 
@@ -278,6 +281,46 @@ TEST_F(VideoNiahCliTest, AFailedItemSaysHowManyOfItsTriesAreMissing) {
   EXPECT_NE(err_.find("3 answered from the cache"), std::string::npos) << err_;
   EXPECT_NE(err_.find("(1 of 4 requests unanswered)"), std::string::npos) << err_;
   EXPECT_EQ(refusing.requests(), 1);
+}
+
+// SIGINT mid-run (issue 30, item 5), with the shared helpers of
+// fixtures/cli_test_util.h.
+class VideoNiahInterruptCliTest : public cb::cli::testing::ClaimbenchTest {};
+using cb::cli::testing::Output;
+
+// The endpoint holds the third request: the two answers received stay in
+// the ledger's http_cache, no score is recorded, the run is sealed
+// "interrupted" and verifies.
+TEST_F(VideoNiahInterruptCliTest, SigintMidEndpointEvalSealsTheRunInterruptedAndKeepsTheAnswers) {
+  cb::testing::HttpServer slow(cb::testing::AnswerThenHold(2, [](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("B")};
+  }));
+  double seconds = 0;
+  const Output o = InterruptWhen(Spawn({"eval", "vnbench", "--endpoint", slow.url(), "--model", "fake", "--tasks",
+                                        "ret_edit1", "--count", "2", "--frames", "8", "--concurrency", "1",
+                                        "--ledger", "l.db"}),
+                                 [&] { return slow.requests() > 2; }, 0, &seconds);
+  ExpectInterruptLine(o, "eval vnbench",
+                      {"after 2 of 8 requests", "2 answers received in this run kept in the ledger's http_cache",
+                       "run 1 sealed interrupted with 0 results"});
+  EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+  EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
+}
+
+// The output folder is built under a temporary name: interrupted once that
+// exists (mid-way through the videos), neither it nor the folder remains.
+TEST_F(VideoNiahInterruptCliTest, SigintMidGenWritesNothing) {
+  auto tmp_exists = [&] {
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().filename().string().rfind("big.tmp", 0) == 0) return true;
+    return false;
+  };
+  const Output o = InterruptWhen(Spawn({"gen", "videoniah", "--format", "y4m", "--tasks", "ret_edit1", "--count",
+                                        "2000", "--width", "96", "--height", "64", "--fps", "2", "--min-seconds", "4",
+                                        "--max-seconds", "6", "--frames", "8", "--out", "big"}),
+                                 tmp_exists);
+  ExpectInterruptLine(o, "gen videoniah", {"items", "nothing recorded, nothing written"});
+  ExpectNothingWritten("big");
 }
 
 }  // namespace

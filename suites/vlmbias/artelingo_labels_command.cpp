@@ -18,6 +18,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/cli/commands.h"
+#include "harness/interrupt.h"
 #include "reference/vlmbias/artelingo.h"
 
 namespace cb::cli {
@@ -60,6 +61,7 @@ int RunLabels(const LabelsOptions& o) {
                 .dump() +
             "\n";
   }
+  cb::harness::ThrowIfInterrupted();  // the check point before the one write
   cb::harness::WriteFileAtomically(o.out, text);
   std::printf("%zu labels -> %s\n", labels.size(), o.out.c_str());
   return kExitOk;

@@ -4,7 +4,9 @@
 // endpoint (a loopback server started here, stopped with the test) gets each
 // item's image as a data URL and its prompt per language, the optional mapper
 // step gets the authors' QA_PROMPT, a rerun is answered from the ledger's
-// cache, and garbage replies are a clear error.
+// cache, and garbage replies are a clear error. SIGINT mid-run
+// (harness/interrupt.h) seals the run "interrupted" and keeps the answers
+// received.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -177,6 +179,25 @@ TEST_F(VlmbiasCliTest, LabelsReproduceTheAuthorsArtelingoTests) {
   EXPECT_EQ(Run({"vlmbias", "labels", "--csv", cb::testing::FixturePath("vlmbias/artelingo_release_min.csv"),
                  "--skip-labels", "joy", "--out", "x.jsonl"}).exit_code, 3);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.jsonl"));
+}
+
+// SIGINT while the endpoint holds the third request (issue 30, item 5): the
+// two answers received stay in the ledger's http_cache, no score is
+// recorded, the run is sealed "interrupted" and verifies.
+TEST_F(VlmbiasCliTest, SigintMidEndpointEvalSealsTheRunInterruptedAndKeepsTheAnswers) {
+  WriteItems();
+  cb::testing::HttpServer slow(cb::testing::AnswerThenHold(2, [](int, const cb::testing::HttpRequest&) {
+    return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("a lotus flower")};
+  }));
+  double seconds = 0;
+  const auto o = InterruptWhen(Spawn({"eval", "vlmbias", "--endpoint", slow.url(), "--model", "vlm", "--items",
+                                      "items.jsonl", "--concurrency", "1", "--ledger", "l.db"}),
+                               [&] { return slow.requests() > 2; }, 0, &seconds);
+  ExpectInterruptLine(o, "eval vlmbias",
+                      {"after 2 of 12 requests", "2 answers received in this run kept in the ledger's http_cache",
+                       "run 1 sealed interrupted with 0 results"});
+  EXPECT_LT(seconds, 10) << "the held request is aborted, not waited for";
+  EXPECT_EQ(ExpectSealedInterrupted("l.db", 0).value("cache_entries", -1), 2);
 }
 
 }  // namespace
