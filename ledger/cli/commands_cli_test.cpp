@@ -49,7 +49,7 @@ TEST_F(CliTest, HelpOfEveryCommand) {
   const std::vector<std::vector<std::string>> commands = {
       {}, {"list"}, {"run"}, {"bench"}, {"ledger"}, {"ledger", "verify"}, {"ledger", "log"},
       {"ledger", "show"}, {"ledger", "export"}, {"ledger", "import"}, {"ledger", "merge"},
-      {"ledger", "head"}};
+      {"ledger", "head"}, {"reproduce"}};
   for (auto args : commands) {
     args.push_back("--help");
     const Output o = Run(args);
@@ -114,7 +114,7 @@ TEST_F(CliTest, BadArgumentsGiveExit3AndOneLineAndWriteNothing) {
 }
 
 TEST_F(CliTest, UnknownCommandsAreNamed) {
-  for (const std::vector<std::string> args : {std::vector<std::string>{"frobnicate"},
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"frobnicate"},
                                               std::vector<std::string>{"ledger", "frob"}}) {
     const Output o = Run(args);
     EXPECT_EQ(o.exit_code, 3);
@@ -299,8 +299,8 @@ TEST_F(CliTest, RemeasuredCeilingsOnlyRise) {
   auto ledger = cb::ledger::Ledger::Open(Path("c.db"));
   const auto now = ledger.GetCeilings(platform);
   for (const auto& c : now) {
-    if (c.name == stored[0].name) EXPECT_GT(c.value, 1e-9);
-    if (c.name == stored[1].name) EXPECT_EQ(c.value, 1e30);
+    if (c.name == stored[0].name) { EXPECT_GT(c.value, 1e-9); }
+    if (c.name == stored[1].name) { EXPECT_EQ(c.value, 1e30); }
   }
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "c.db"}).exit_code, 0);
 }

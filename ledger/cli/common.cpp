@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "harness/build_info.h"
 #include "harness/ceilings.h"
@@ -69,13 +70,59 @@ cb::ledger::VerifyReport VerifyOrSay(cb::ledger::Ledger& ledger, const std::stri
   return rep;
 }
 
+namespace {
+
+bool PlainArg(const std::string& a) {
+  if (a.empty()) return false;
+  for (unsigned char c : a)
+    if (!std::isalnum(c) && std::string_view("_./:=,@%+^-").find(char(c)) == std::string_view::npos) return false;
+  return true;
+}
+
+}  // namespace
+
 std::string JoinArgs(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {
     if (i > 0) s += ' ';
-    s += i == 0 ? "claimbench" : argv[i];  // argv[0] would leak a machine path
+    const std::string arg = i == 0 ? "claimbench" : argv[i];  // argv[0] would leak a machine path
+    if (PlainArg(arg)) {
+      s += arg;
+      continue;
+    }
+    s += '\'';
+    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
   }
   return s;
+}
+
+std::vector<std::string> SplitArgs(const std::string& command) {
+  std::vector<std::string> args;
+  std::string current;
+  bool in_arg = false;
+  for (size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (c == '\'') {
+      const size_t end = command.find('\'', i + 1);
+      if (end == std::string::npos) throw UsageError("command '" + command + "': unterminated quote");
+      current += command.substr(i + 1, end - i - 1);
+      i = end;
+      in_arg = true;
+    } else if (c == '\\' && i + 1 < command.size()) {
+      current += command[++i];
+      in_arg = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_arg) args.push_back(current);
+      current.clear();
+      in_arg = false;
+    } else {
+      current += c;
+      in_arg = true;
+    }
+  }
+  if (in_arg) args.push_back(current);
+  return args;
 }
 
 cb::ledger::RunMeta CollectRunMeta(const std::string& command, const std::string& profile,

@@ -39,8 +39,16 @@ void CheckExpectHead(const std::string& value);
 // Returns the report either way.
 cb::ledger::VerifyReport VerifyOrSay(cb::ledger::Ledger& ledger, const std::string& expect_head);
 
-// The command line as one string (recorded with the run).
+// The command line as one string (recorded with the run): arguments joined
+// by spaces, argv[0] written "claimbench", and an argument that is empty or
+// holds anything but letters, digits and _ . / : = , @ % + ^ - written in
+// single quotes (a ' inside as '\'') so SplitArgs() gives the arguments back.
 std::string JoinArgs(int argc, char** argv);
+
+// The arguments of a JoinArgs() string, shell-style: whitespace separates,
+// '...' is literal, a backslash outside quotes escapes the next character.
+// Throws UsageError on an unterminated quote.
+std::vector<std::string> SplitArgs(const std::string& command);
 
 // Metadata of a new run: git commit and dirty flag of the source tree this
 // binary was built from (empty when that tree is gone or not a git checkout),

@@ -6,20 +6,29 @@
 // threw, and "interrupted" on SIGINT/SIGTERM (a second signal kills at once;
 // a killed run stays unsealed and shows as incomplete in `ledger log`).
 // Every result is committed as it is recorded, so nothing recorded is lost.
+//
+// `claimbench reproduce RUN`: the same run again from its recorded command
+// line, gated against the recorded one (ledger/README.md#claimbench-reproduce).
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "harness/claim.h"
 #include "harness/cli/commands.h"
-#include "ledger/cli/common.h"
 #include "harness/progress.h"
 #include "harness/shard.h"
+#include "harness/source_hash.h"
+#include "ledger/analysis/gate.h"
+#include "ledger/analysis/gate_format.h"
+#include "ledger/analysis/run_data.h"
 #include "ledger/claim_sink.h"
+#include "ledger/cli/common.h"
 #include "ledger/run_guard.h"
 
 namespace cb::cli {
@@ -175,7 +184,9 @@ uint64_t ParseSeed(const std::string& text) {
   return seed;
 }
 
-int Run(const RunOptions& o, const CommandLine& cmdline) {
+// Runs the selection into a new run of `ledger_path`, recording `command`;
+// *run_id_out, when given, receives the new run's id.
+int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = nullptr) {
   // Every argument is checked before the ledger is opened: bad input changes nothing.
   const uint64_t seed = ParseSeed(o.seed);
   const auto profile = h::ParseProfile(o.profile);
@@ -190,10 +201,11 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
 
   CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
   cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
-  const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), o.profile, seed);
+  const auto meta = CollectRunMeta(command, o.profile, seed);
   EnsureCeilings(ledger, meta.platform_hash);
   h::ThrowIfInterrupted("before the run started");
   const int64_t run_id = ledger.BeginRun(meta);
+  if (run_id_out) *run_id_out = run_id;
   cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if the loop below throws
   if (!o.json) {
     std::fprintf(stderr, "claimbench run %lld: %zu claims, profile %s, seed %llu, ledger %s\n",
@@ -262,11 +274,9 @@ int Run(const RunOptions& o, const CommandLine& cmdline) {
   return o.strict ? StrictExitCode(rows) : kExitOk;
 }
 
-}  // namespace
-
-void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
-  auto options = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run claims and record their results and verdicts");
+// The options of `run` on `cmd` (also how `reproduce` reads a recorded run's
+// command line).
+void AddRunOptions(CLI::App* cmd, RunOptions* options) {
   cmd->add_option("--suite", options->suites, "Only these suites (repeatable)");
   cmd->add_option("--claim", options->claims, "Only these claim ids or regexes (repeatable)");
   cmd->add_option("--backend", options->backend, "cpu, cuda or all (the available ones)")
@@ -280,9 +290,130 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
                 "Exit 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE");
   cmd->add_option("--shard", options->shard,
                   "i/n: run only shard i (0-based) of n, split by a hash of each claim id");
-  cmd->callback([options, cmdline, exit_code] { *exit_code = Run(*options, cmdline); });
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Run claims and record their results and verdicts");
+  AddRunOptions(cmd, options.get());
+  cmd->callback([options, cmdline, exit_code] {
+    *exit_code = Run(*options, JoinArgs(cmdline.argc, cmdline.argv));
+  });
 }
 
 CB_REGISTER_COMMAND(run, AddRunCommand);
+
+// ---------------------------------------------------------------------------
+// `claimbench reproduce RUN`
+
+namespace {
+
+namespace lg = cb::ledger;
+
+struct ReproduceOptions {
+  std::string run, ledger, policy;
+  bool any_source = false, cross_platform = false, json = false;
+};
+
+// The `run` options RUN was recorded with, from its stored command line.
+RunOptions RecordedOptions(const lg::RunSummary& run) {
+  const std::vector<std::string> args = SplitArgs(run.command);
+  const std::string id = "run " + std::to_string(run.id);
+  if (args.size() < 2 || args[0] != "claimbench" || args[1] != "run")
+    throw UsageError(id + " was recorded by `" + run.command.substr(0, 60) +
+                     "`, not `claimbench run`: only runs of claims can be reproduced");
+  RunOptions o;
+  CLI::App parser("recorded");
+  AddRunOptions(&parser, &o);
+  std::vector<std::string> rest(args.rbegin(), args.rend() - 2);  // CLI11 parses a reversed vector
+  try {
+    parser.parse(rest);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(id + ": its recorded command line does not parse (" + std::string(e.what()) + ")");
+  }
+  o.json = true;  // the table is the gate's; the run prints nothing of its own
+  o.strict = false;
+  o.ledger.clear();  // the recorded --ledger is not this command's: reproduce's own is used
+  return o;
+}
+
+int Reproduce(const ReproduceOptions& o, const CommandLine& cmdline) {
+  const lg::GatePolicy policy = o.policy.empty() ? lg::GatePolicy{} : lg::LoadPolicy(o.policy);
+  const std::string path = ResolveLedgerPath(o.ledger);
+  if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
+  int64_t recorded_id = 0;
+  RunOptions options;
+  {
+    lg::Ledger ledger = lg::Ledger::Open(path);
+    recorded_id = ledger.ResolveRun(o.run);
+    const lg::RunSummary recorded = ledger.GetRun(recorded_id);
+    if (recorded.status != "complete")
+      throw UsageError("run " + std::to_string(recorded_id) + " is " + recorded.status +
+                       "; only a complete run can be reproduced");
+    options = RecordedOptions(recorded);
+    const lg::RunMeta meta = ledger.GetRunMeta(recorded_id);
+    const std::string here = cb::harness::build_info::kSourceHash;
+    if (!o.any_source && meta.source_hash != here)
+      throw UsageError("run " + std::to_string(recorded_id) + " was built from other sources (source hash " +
+                       meta.source_hash.substr(0, 12) + ", commit " +
+                       (meta.git_commit.empty() ? "unknown" : meta.git_commit.substr(0, 12)) + "; this binary " +
+                       here.substr(0, 12) + "): build that commit, or pass --any-source to compare anyway");
+  }
+  options.ledger = path;
+  int64_t new_id = 0;
+  const int run_exit = [&] {
+    // The run's own JSON is not this command's output.
+    std::ostringstream quiet;
+    std::streambuf* saved = std::cout.rdbuf(quiet.rdbuf());
+    try {
+      const int code = Run(options, JoinArgs(cmdline.argc, cmdline.argv), &new_id);
+      std::cout.rdbuf(saved);
+      return code;
+    } catch (...) {
+      std::cout.rdbuf(saved);
+      throw;
+    }
+  }();
+  if (run_exit != kExitOk) return run_exit;  // interrupted or failed: said on stderr
+
+  lg::Ledger ledger = lg::Ledger::Open(path);
+  const lg::RunData baseline = lg::LoadRun(ledger, recorded_id);
+  const lg::RunData candidate = lg::LoadRun(ledger, new_id);
+  const lg::GateReport report = lg::Gate(baseline, candidate, policy, o.cross_platform);
+  lg::StoreDecisions(ledger, report);
+  if (o.json) {
+    nlohmann::json j = lg::GateJson(report);
+    j["recorded_run"] = recorded_id;
+    j["reproduced_run"] = new_id;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("run %lld reproduced as run %lld (%s)\n", static_cast<long long>(recorded_id),
+                static_cast<long long>(new_id), candidate.run.run_hash.c_str());
+    std::cout << lg::GateTable(report, false);
+  }
+  return report.exit_code;
+}
+
+}  // namespace
+
+void AddReproduceCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
+  auto o = std::make_shared<ReproduceOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "reproduce", "Re-run a recorded run with its own selection, profile, seed and backend, and gate the "
+                   "new run against it: exit 0 same, 1 regression, 2 only ambiguous, 3 error");
+  cmd->add_option("run", o->run, "The recorded run (id, 'latest', hash or uuid prefix)")->required();
+  cmd->add_option("--policy", o->policy, "Gate policy JSON (ledger/README.md)");
+  cmd->add_flag("--any-source", o->any_source,
+                "Run although this binary was built from other sources than the recorded run");
+  cmd->add_flag("--cross-platform", o->cross_platform,
+                "Compare although the platform hashes differ (output-hash changes then only reported)");
+  cmd->add_flag("--json", o->json, "Print the gate report as JSON");
+  AddLedgerOption(cmd, &o->ledger);
+  cmd->callback([o, cmdline, exit_code] { *exit_code = Reproduce(*o, cmdline); });
+}
+
+CB_REGISTER_COMMAND(reproduce, AddReproduceCommand);
 
 }  // namespace cb::cli
