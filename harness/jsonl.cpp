@@ -2,6 +2,9 @@
 #include "harness/jsonl.h"
 
 #include <stdexcept>
+#include <string>
+
+#include "harness/input_error.h"
 
 namespace cb::harness {
 
@@ -17,9 +20,17 @@ void ForEachJsonlObject(std::string_view text, const std::string& source,
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = source + ":" + std::to_string(line_no) + ": ";
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) throw std::runtime_error(where + "not a JSON object");
-    row(j, where);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(where + "not a JSON object (invalid JSON at column " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number beyond double (1e999)
+      const std::string what = e.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e999'"
+      throw std::runtime_error(where + "not a JSON object (invalid JSON: " + what.substr(what.find("] ") + 2) + ")");
+    }
+    if (!j.is_object()) throw std::runtime_error(where + "not a JSON object");
+    NamingInput(where, [&] { row(j, where); });  // a callback's stoi, json.at() or check names the line
   }
 }
 

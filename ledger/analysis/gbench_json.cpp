@@ -130,8 +130,10 @@ nlohmann::json ExportGbenchJson(Ledger& ledger, int64_t run_id) {
   return {{"context", std::move(context)}, {"benchmarks", std::move(benches)}};
 }
 
-int64_t ImportGbenchJson(Ledger& ledger, const nlohmann::json& j, const std::string& source,
-                         const std::string& command) {
+namespace {
+
+int64_t ImportGbenchJsonUnchecked(Ledger& ledger, const nlohmann::json& j, const std::string& source,
+                                  const std::string& command) {
   auto fail = [&](const std::string& what) -> void {
     throw std::runtime_error("gbench-json '" + source + "': " + what);
   };
@@ -242,6 +244,19 @@ int64_t ImportGbenchJson(Ledger& ledger, const nlohmann::json& j, const std::str
     throw;
   }
   return id;
+}
+
+}  // namespace
+
+int64_t ImportGbenchJson(Ledger& ledger, const nlohmann::json& j, const std::string& source,
+                         const std::string& command) {
+  try {
+    return ImportGbenchJsonUnchecked(ledger, j, source, command);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the wrong type (.value() of a string as a number): every
+    // field is read before the run is begun, so nothing was written.
+    throw std::runtime_error("gbench-json '" + source + "': a field has the wrong type: " + e.what());
+  }
 }
 
 }  // namespace cb::ledger

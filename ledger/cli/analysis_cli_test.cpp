@@ -299,4 +299,33 @@ TEST_F(AnalysisCliTest, GbenchJsonRoundTrip) {
   EXPECT_EQ(Run({"ledger", "export", "--ledger", "l.db", "--format", "csv"}).exit_code, 3);
 }
 
+TEST_F(AnalysisCliTest, EveryMutationOfAnImportIsNamed) {
+  // A Google Benchmark --benchmark_out file as the library writes it; a
+  // field of the wrong type was nlohmann's bare type_error (issue 30).
+  const std::string native = R"({
+  "context": {"date": "2025-01-01T00:00:00+00:00", "host_name": "h", "executable": "./b", "num_cpus": 2,
+              "mhz_per_cpu": 3000, "caches": [], "library_build_type": "release"},
+  "benchmarks": [
+    {"name": "BM_A/8", "run_name": "BM_A/8", "run_type": "iteration", "repetitions": 1, "threads": 1,
+     "iterations": 1000, "real_time": 12.5, "cpu_time": 12.4, "time_unit": "ns"},
+    {"name": "BM_B/16", "run_name": "BM_B/16", "run_type": "iteration", "repetitions": 1, "threads": 1,
+     "iterations": 500, "real_time": 20.0, "cpu_time": 19.9, "time_unit": "us", "bytes_per_second": 1.5e9}
+  ]
+}
+)";
+  std::ofstream(dir_ / "typed.json") << R"({"context": {"num_cpus": "two"}, "benchmarks": [{"name": "BM_A", "real_time": 1}]})";
+  const Output typed = Run({"ledger", "import", "--format", "gbench-json", "--ledger", "t.db", "typed.json"});
+  EXPECT_EQ(typed.exit_code, 3);
+  EXPECT_NE(typed.err.find("typed.json"), std::string::npos) << typed.err;
+  EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+  ExpectMutationsNameTheFile({"ledger", "import", "--format", "gbench-json", "--ledger", "m.db", "g.json"}, "g.json",
+                             native);
+  // Our own export format.
+  const auto ids = MakeLedger("l.db");
+  ASSERT_EQ(Run({"ledger", "export", "--ledger", "l.db", "--run", std::to_string(ids[0]), "--out", "e.jsonl"})
+                .exit_code, 0);
+  ExpectMutationsNameTheFile({"ledger", "import", "--ledger", "n.db", "x.jsonl"}, "x.jsonl",
+                             ReadFile(dir_ / "e.jsonl"));
+}
+
 }  // namespace

@@ -45,12 +45,13 @@ TEST_F(ReproduceCliTest, SameBuildSameRowsExitZero) {
   EXPECT_EQ(j.at("reproduced_run"), 2);
   EXPECT_EQ(Runs(), 2);
   const lg::RunSummary again = lg::Ledger::OpenReadOnly(Path("l.db")).GetRun(2);
-  EXPECT_EQ(again.claims, 2);  // the same selection: M1 and M2
+  EXPECT_EQ(again.claims, 2) << again.command;  // the same selection: M1 and M2
   EXPECT_EQ(again.command.rfind("claimbench reproduce 1", 0), 0u) << again.command;
   const Output table = Run({"reproduce", "1", "--ledger", Path("l.db")});
-  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.exit_code, 0) << table.err << table.out;
   EXPECT_NE(table.out.find("run 1 reproduced as run 3"), std::string::npos) << table.out;
-  EXPECT_EQ(Run({"ledger", "verify", "--ledger", Path("l.db")}).exit_code, 0);
+  const Output verify = Run({"ledger", "verify", "--ledger", Path("l.db")});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err << verify.out;
 }
 
 TEST_F(ReproduceCliTest, AChangedRecordedValueExitsOne) {

@@ -507,7 +507,7 @@ BpeTokenizer BpeTokenizer::Load(const std::string& dir) {
   json vocab;
   try {
     vocab = json::parse(vtext);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw std::runtime_error(vat + "not valid JSON: " + e.what());
   }
   if (!vocab.is_object()) throw std::runtime_error(vat + "not a JSON object");

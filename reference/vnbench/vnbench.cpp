@@ -3,6 +3,7 @@
 #include "reference/vnbench/vnbench.h"
 
 #include <cctype>
+#include <charconv>
 #include <set>
 #include <stdexcept>
 
@@ -82,6 +83,9 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
     if (us == std::string::npos || us + 1 >= p.question_id.size() ||
         p.question_id.find_first_not_of("0123456789", us + 1) != std::string::npos)
       throw std::runtime_error(where + "question_id '" + p.question_id + "' does not end in _<try>");
+    if (p.question_id.size() - us - 1 > 9)
+      throw std::runtime_error(where + "question_id '" + p.question_id + "': the try number is out of range");
+    p.where = where;
     const auto& pred = field("pred");
     if (pred.is_null()) {
       // eval.py lines 12-13 skip the row here, before gt or gpt_judge is read.
@@ -120,6 +124,7 @@ std::vector<Prediction> ParsePredictions(std::string_view text, const std::strin
 Scores Score(const std::vector<Prediction>& preds, Mode mode) {
   struct ItemState {
     std::string type;
+    std::string where;    // its first row's "SOURCE:LINE: "
     std::set<int> tries;  // every row's try, null preds included
     int scored = 0;       // rows scored (paper mode skips null preds)
     bool all_correct = true;
@@ -128,13 +133,19 @@ Scores Score(const std::vector<Prediction>& preds, Mode mode) {
   std::set<std::string> seen;
   Scores s;
   for (const auto& p : preds) {
-    if (!seen.insert(p.question_id).second) throw std::runtime_error("question_id '" + p.question_id + "' repeats");
+    if (!seen.insert(p.question_id).second)
+      throw std::runtime_error(p.where + "question_id '" + p.question_id + "' repeats");
     const size_t us = p.question_id.rfind('_');
     const std::string item = p.question_id.substr(0, us);
-    const int t = std::stoi(p.question_id.substr(us + 1));
+    int t = -1;
+    const char* first = p.question_id.data() + (us == std::string::npos ? 0 : us + 1);
+    const char* last = p.question_id.data() + p.question_id.size();
+    if (us == std::string::npos || std::from_chars(first, last, t).ptr != last || t < 0)
+      throw std::runtime_error(p.where + "question_id '" + p.question_id + "' does not end in _<try>");
     ItemState& st = items[item];
+    if (st.where.empty()) st.where = p.where;
     if (!st.type.empty() && st.type != p.type)
-      throw std::runtime_error("item '" + item + "' has tries of two types");
+      throw std::runtime_error(p.where + "item '" + item + "' has tries of two types");
     st.type = p.type;
     st.tries.insert(t);
     s.null_tries += p.pred_null;
@@ -155,8 +166,8 @@ Scores Score(const std::vector<Prediction>& preds, Mode mode) {
   }
   for (const auto& [name, st] : items) {
     if (st.tries != std::set<int>{0, 1, 2, 3})
-      throw std::runtime_error("item '" + name + "' has " + std::to_string(st.tries.size()) +
-                               " tries, expected exactly 0, 1, 2, 3");
+      throw std::runtime_error(st.where + "item '" + name + "' (first row here) has " +
+                               std::to_string(st.tries.size()) + " tries, expected exactly 0, 1, 2, 3");
     if (st.scored == 0) {  // paper mode, every try null: eval.py never sees the item
       ++s.items_left_out;
       continue;

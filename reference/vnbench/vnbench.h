@@ -57,6 +57,7 @@ struct Prediction {
   std::string type;         // subtask key, e.g. "ord_insert1"
   bool pred_null = false;   // "pred": null, a try that got no answer
   std::optional<bool> judge;  // "gpt_judge" given: whether gpt_judge[0] == '1'
+  std::string where;          // "SOURCE:LINE: " of its row (ParsePredictions); "" when made in code
 };
 
 // Parses JSON Lines in eval.py's format. Throws std::runtime_error naming
@@ -87,7 +88,7 @@ struct Scores {
 
 // Scores predictions. Throws std::runtime_error when an item does not have
 // exactly the rows for tries 0..3 (null preds included) or a question_id
-// repeats. In paper mode a subtask with no non-null row is absent from
+// repeats, starting with the row's `where` (an item's first row's). In paper mode a subtask with no non-null row is absent from
 // `tasks`, as from eval.py's table; with none at all, `tasks` is empty.
 Scores Score(const std::vector<Prediction>& preds, Mode mode);
 

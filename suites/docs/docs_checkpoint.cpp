@@ -119,8 +119,10 @@ std::vector<NamedTensor> LoadMatchingTensors(const std::vector<std::string>& fil
     selected.push_back(std::move(picks));
   }
   if (count < 2) {
-    throw std::runtime_error("--match '" + pattern + "' selects " + std::to_string(count) +
-                             " 2-D tensor(s) in the given files; DOCS needs at least two");
+    std::string files;
+    for (const auto& file : opened) files += (files.empty() ? "" : ", ") + file.path();
+    throw std::runtime_error("--match '" + pattern + "' selects " + std::to_string(count) + " 2-D tensor(s) in " +
+                             files + "; DOCS needs at least two");
   }
   std::vector<NamedTensor> out;
   out.reserve(count);

@@ -120,6 +120,8 @@ PredictionSet ReadPredictionsNpz(const std::string& path) {
     if (it->second.shape.size() != 1 || it->second.shape[0] != N)
       throw std::runtime_error(path + ": 'uncertainties' must be [N]");
     s.uncertainty = it->second.values;
+    for (double v : s.uncertainty)
+      if (!std::isfinite(v)) throw std::runtime_error(path + ": 'uncertainties' holds a non-finite value");
   }
   return s;
 }

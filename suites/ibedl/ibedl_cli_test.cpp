@@ -66,6 +66,33 @@ TEST_F(IbedlCliTest, ReadsTheAuthorsNpzAndFlagsKMismatch) {
   EXPECT_EQ(j["paper_compatible"]["ood"]["auroc_um"], 1.0);  // 1/u: ID 4, 2; OOD 1
 }
 
+TEST_F(IbedlCliTest, EveryMutationOfAPredictionFileIsNamed) {
+  const std::string jsonl = "{\"label\": 0, \"logits\": [3.0, 0.0, 0.0], \"uncertainty\": 0.1}\n"
+                            "{\"label\": 1, \"alphas\": [1.0, 9.0, 1.0], \"split\": \"id\"}\n"
+                            "{\"label\": 2, \"logits\": [0.0, 0.0, 0.1], \"uncertainty\": 0.9, \"split\": \"ood\"}\n";
+  ExpectMutationsNameTheFile({"eval", "ibedl", "--predictions", "p.jsonl", "--ledger", "m.db"}, "p.jsonl", jsonl);
+  // The .npz pair, stored uncompressed so the mutations reach the .npy
+  // headers; the OOD file mutated: its errors must name it, not the ID file.
+  auto npz = [](const std::string& shape, const std::string& u) {
+    return tu::Zip({{"logits.npy", tu::Npy("<f2", "(2, 2)", tu::Halves({0x3c00, 0x0000, 0x0000, 0x3800}))},
+                    {"labels.npy", tu::Npy("<i8", shape, tu::Int64s({0, 1}))},
+                    {"uncertainties.npy", tu::Npy("<f2", "(2,)", u)}},
+                   false);
+  };
+  { std::ofstream(dir_ / "id.npz", std::ios::binary) << npz("(2,)", tu::Halves({0x3400, 0x3800})); }
+  { std::ofstream(dir_ / "huge.npz", std::ios::binary) << npz("(99999999999999999999,)", tu::Halves({0x3400, 0x3800})); }
+  { std::ofstream(dir_ / "nan.npz", std::ios::binary) << npz("(2,)", tu::Halves({0x7e00, 0x3800})); }
+  for (const char* bad : {"huge.npz", "nan.npz"}) {
+    const auto o = Run({"eval", "ibedl", "--predictions", "id.npz", "--ood", bad, "--ledger", "bad.db"});
+    EXPECT_EQ(o.exit_code, 3) << o.err;
+    EXPECT_NE(o.err.find(bad), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("id.npz"), std::string::npos) << o.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+  ExpectMutationsNameTheFile({"eval", "ibedl", "--predictions", "id.npz", "--ood", "ood.npz", "--ledger", "m.db"},
+                             "ood.npz", npz("(2,)", tu::Halves({0x3c00, 0x3800})));
+}
+
 TEST_F(IbedlCliTest, BadInputNamesTheLineAndWritesNoLedger) {
   std::ofstream(dir_ / "bad.jsonl") << "{\"label\": 0, \"logits\": [1.0, 0.0]}\n"
                                        "{\"label\": 2, \"logits\": [1.0, 0.0]}\n";

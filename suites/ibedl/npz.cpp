@@ -95,8 +95,13 @@ NpyArray ParseNpy(const std::string& s, const std::string& what) {
       if (c >= '0' && c <= '9') {
         digits += c;
       } else if (!digits.empty()) {
-        a.shape.push_back(std::stoll(digits));
-        count *= a.shape.back();
+        // Each element takes at least a byte, so no valid shape has more
+        // elements than the file has bytes (checked before multiplying).
+        const int64_t dim = digits.size() > 12 ? -1 : std::stoll(digits);
+        if (dim < 0 || (dim > 0 && count > int64_t(s.size()) / dim))
+          Fail(what, "shape entry " + digits + " is larger than the file");
+        a.shape.push_back(dim);
+        count *= dim;
         digits.clear();
       }
     }

@@ -99,6 +99,12 @@ TEST_F(M3CliTest, BadInputIsOneLineAndRecordsNothing) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "bad.db"));
 }
 
+TEST_F(M3CliTest, EveryMutationOfADumpIsNamed) {
+  WriteDump("valid.safetensors", 3, 2, 8, true);
+  ExpectMutationsNameTheFile({"eval", "m3", "--features", "f.safetensors", "--model", "clip", "--ledger", "m.db"},
+                             "f.safetensors", cb::cli::testing::ReadFile(dir_ / "valid.safetensors"));
+}
+
 TEST_F(M3CliTest, SigintDuringThePscWalkRecordsNothing) {
   WriteDump("big.safetensors", 10000, 1, 256);  // random directions: the walk is 10^4 x 10^4 dots
   const pid_t pid = Spawn({"eval", "m3", "--features", "big.safetensors", "--theta", "0.8", "--ledger", "l.db"});

@@ -87,6 +87,22 @@ std::string AnswerFromGt(const gr::Question& q) {
   return out;
 }
 
+TEST_F(MedregaCliTest, EveryMutationOfAPredictionFileIsNamed) {
+  const std::string jsonl =
+      R"({"task": "ss", "answer": "lesion [[0, 0, 300, 999]]", "gt": "<ref>lesion</ref><box>[[0, 0, 600, 999]]</box>", "hw": [999, 999]})"
+      "\n"
+      R"({"task": "r2t", "pred_answer": "mass", "gt_answer": "liver mass"})"
+      "\n";
+  ExpectMutationsNameTheFile({"eval", "medrega", "--predictions", "p.jsonl", "--ledger", "m.db"}, "p.jsonl", jsonl);
+  // The JSON-array form (one task for all): a 1e999 was nlohmann's bare "number overflow".
+  const std::string array =
+      R"([{"answer": "lesion [[0, 0, 300, 999]]", "gt": "<ref>lesion</ref><box>[[0, 0, 600, 999]]</box>", "hw": [999, 999]},
+ {"answer": "liver [[0, 0, 300, 999]]", "gt": "<ref>liver</ref><box>[[0, 0, 300, 999]]</box>", "hw": [999, 999]}])"
+      "\n";
+  ExpectMutationsNameTheFile({"eval", "medrega", "--predictions", "a.json", "--task", "ss", "--ledger", "m.db"},
+                             "a.json", array);
+}
+
 TEST_F(MedregaCliTest, EndpointGetsImagesScoresAndCaches) {
   const auto scans = gr::Generate({.seed = 5, .count = 2, .size = 128});
   std::map<std::string, std::string> answers;

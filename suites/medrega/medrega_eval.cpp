@@ -77,7 +77,7 @@ Predictions ParsePredictions(const std::string& text, const std::string& source,
     nlohmann::json arr;
     try {
       arr = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
       throw std::runtime_error(source + ": not a JSON array: " + e.what());
     }
     for (size_t k = 0; k < arr.size(); ++k) {

@@ -63,7 +63,7 @@ TEST_F(MiaCliTest, EvalMiaRecordsEveryMethod) {
   EXPECT_EQ(j["texts"], 4);
   bool saw_minkpp = false;
   for (const auto& m : j["methods"]) {
-    if (m["method"] == "loss") EXPECT_DOUBLE_EQ(m["auroc"].get<double>(), 1.0);
+    if (m["method"] == "loss") { EXPECT_DOUBLE_EQ(m["auroc"].get<double>(), 1.0); }
     saw_minkpp |= m["method"] == "minkpp_0.5";
   }
   EXPECT_TRUE(saw_minkpp);
@@ -100,6 +100,15 @@ TEST_F(MiaCliTest, EvalMiaBadInputNamesTheLineAndRecordsNothing) {
   EXPECT_NE(err_.find("every line or on none"), std::string::npos) << err_;
   EXPECT_EQ(Run("eval mia --stats missing.jsonl --ledger bad.db"), 3);
   EXPECT_FALSE(fs::exists(dir_ / "bad.db"));
+}
+
+TEST_F(MiaCliTest, EveryMutationOfAStatsFileIsNamed) {
+  // A number beyond double was nlohmann's bare "number overflow" (issue 30).
+  Write("big.jsonl", std::string(kGoodStats) + R"({"label": 0, "ll": [1e999]})" + "\n");
+  EXPECT_EQ(Run("eval mia --stats big.jsonl --ledger bad.db"), 3);
+  EXPECT_NE(err_.find("big.jsonl:6: not valid JSON"), std::string::npos) << err_;
+  ExpectMutationsNameTheFile({"eval", "mia", "--stats", "m.jsonl", "--resamples", "20", "--ledger", "m.db"},
+                             "m.jsonl", kGoodStats);
 }
 
 TEST_F(MiaCliTest, GenCorpusWritesBothSchemasDeterministically) {

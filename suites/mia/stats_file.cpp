@@ -71,8 +71,9 @@ StatsFile ReadStatsFile(const std::string& path) {
       json obj;
       try {
         obj = json::parse(line);
-      } catch (const json::parse_error& e) {
-        throw LineError(std::string("not valid JSON (NaN and Infinity are not JSON): ") + e.what());
+      } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
+        throw LineError(std::string("not valid JSON (NaN, Infinity and numbers beyond double are not): ") +
+                        e.what());
       }
       if (!obj.is_object()) throw LineError("not a JSON object");
       if (!obj.contains("label") || !obj["label"].is_number_integer() ||

@@ -70,7 +70,9 @@ int RunSynthesize(const SynthesizeOptions& o, const CommandLine& cmdline) {
     }
     if (c.use_gold)
       for (const auto& it : items)
-        if (!it.gold) throw std::runtime_error("item " + it.id + " has no gold answer (or use --no-gold)");
+        if (!it.gold)
+          throw std::runtime_error((o.items.empty() ? "" : o.items + ": ") + "item " + it.id +
+                                   " has no gold answer (or use --no-gold)");
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

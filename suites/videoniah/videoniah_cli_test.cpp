@@ -324,3 +324,16 @@ TEST_F(VideoNiahInterruptCliTest, SigintMidGenWritesNothing) {
 }
 
 }  // namespace
+
+// Every input error names the file (issue 30 item 6): the try number that
+// overflowed std::stoi and the item-level errors named nothing.
+class VnbenchInputCliTest : public cb::cli::testing::ClaimbenchTest {};
+
+TEST_F(VnbenchInputCliTest, EveryMutationOfAPredictionFileIsNamed) {
+  const std::string valid = cb::cli::testing::ReadFile(cb::testing::FixturePath("vnbench/null_preds.jsonl"));
+  { std::ofstream(dir_ / "big.jsonl") << R"({"question_id": "v1_ret_edit1_99999999999999999999", "type": "ret_edit1", "pred": null})" << "\n"; }
+  const Output big = Run({"eval", "vnbench", "--predictions", "big.jsonl", "--ledger", "bad.db"});
+  EXPECT_EQ(big.exit_code, 3);
+  EXPECT_NE(big.err.find("big.jsonl:1: "), std::string::npos) << big.err;
+  ExpectMutationsNameTheFile({"eval", "vnbench", "--predictions", "p.jsonl", "--ledger", "m.db"}, "p.jsonl", valid);
+}
