@@ -294,8 +294,8 @@ TEST_F(CliTest, RemeasuredCeilingsOnlyRise) {
   again.push_back("--remeasure-ceilings");
   const Output o = Run(again);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("ceiling " + stored[0].name + ": 1e-09 -> "), std::string::npos) << o.out;
-  EXPECT_EQ(o.out.find("ceiling " + stored[1].name + ":"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("claimbench: ceiling " + stored[0].name + ": 1e-09 -> "), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("ceiling " + stored[1].name + ":"), std::string::npos) << o.err;
   auto ledger = cb::ledger::Ledger::Open(Path("c.db"));
   const auto now = ledger.GetCeilings(platform);
   for (const auto& c : now) {

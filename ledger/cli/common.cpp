@@ -201,8 +201,9 @@ std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
     const auto old = std::find_if(stored.begin(), stored.end(),
                                   [&](const cb::ledger::Ceiling& c) { return c.name == m.name; });
     if (old != stored.end()) {
-      std::printf("ceiling %s: %.4g -> %.4g %s%s\n", m.name.c_str(), old->value, m.value, m.unit.c_str(),
-                  cb::ledger::IsProvisional(m) ? " (provisional)" : "");
+      // stderr: stdout is the command's output (a `run --json` document).
+      std::fprintf(stderr, "claimbench: ceiling %s: %.4g -> %.4g %s%s\n", m.name.c_str(), old->value, m.value,
+                   m.unit.c_str(), cb::ledger::IsProvisional(m) ? " (provisional)" : "");
     }
   }
   if (!to_store.empty()) ledger.PutCeilings(platform_hash, to_store);

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <iostream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +44,7 @@ struct RunOptions {
   std::string ledger;
   bool json = false;
   bool strict = false;
+  bool silent = false;  // print nothing on stdout (reproduce prints the gate's report instead)
   std::string shard;  // "i/n": only the claims whose id hashes to shard i of n
 };
 
@@ -207,7 +207,7 @@ int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = n
   const int64_t run_id = ledger.BeginRun(meta);
   if (run_id_out) *run_id_out = run_id;
   cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if the loop below throws
-  if (!o.json) {
+  if (!o.json && !o.silent) {
     std::fprintf(stderr, "claimbench run %lld: %zu claims, profile %s, seed %llu, ledger %s\n",
                  static_cast<long long>(run_id), selected.size(), o.profile.c_str(),
                  static_cast<unsigned long long>(seed), ledger.path().c_str());
@@ -257,9 +257,9 @@ int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = n
   run.Finish(status);
   const auto summary = ledger.GetRun(run_id);
 
-  if (o.json) {
+  if (o.json && !o.silent) {
     PrintJson(run_id, summary, o, seed, ledger.path(), rows);
-  } else {
+  } else if (!o.silent) {
     PrintTable(rows);
     std::printf("\nrun %lld %s, run_hash %s\n", static_cast<long long>(run_id),
                 cb::ledger::RunStatusName(status), summary.run_hash.c_str());
@@ -333,7 +333,8 @@ RunOptions RecordedOptions(const lg::RunSummary& run) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(id + ": its recorded command line does not parse (" + std::string(e.what()) + ")");
   }
-  o.json = true;  // the table is the gate's; the run prints nothing of its own
+  o.json = false;
+  o.silent = true;  // the report is the gate's; the run prints nothing of its own
   o.strict = false;
   o.ledger.clear();  // the recorded --ledger is not this command's: reproduce's own is used
   return o;
@@ -363,19 +364,7 @@ int Reproduce(const ReproduceOptions& o, const CommandLine& cmdline) {
   }
   options.ledger = path;
   int64_t new_id = 0;
-  const int run_exit = [&] {
-    // The run's own JSON is not this command's output.
-    std::ostringstream quiet;
-    std::streambuf* saved = std::cout.rdbuf(quiet.rdbuf());
-    try {
-      const int code = Run(options, JoinArgs(cmdline.argc, cmdline.argv), &new_id);
-      std::cout.rdbuf(saved);
-      return code;
-    } catch (...) {
-      std::cout.rdbuf(saved);
-      throw;
-    }
-  }();
+  const int run_exit = Run(options, JoinArgs(cmdline.argc, cmdline.argv), &new_id);
   if (run_exit != kExitOk) return run_exit;  // interrupted or failed: said on stderr
 
   lg::Ledger ledger = lg::Ledger::Open(path);
