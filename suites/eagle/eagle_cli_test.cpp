@@ -240,4 +240,11 @@ TEST_F(EagleInterruptCliTest, SigintMidGenDocvqaWritesNothing) {
   ExpectNothingWritten("big");
 }
 
+// Every input error names the file (issue 30 item 6).
+class EagleInputCliTest : public cb::cli::testing::ClaimbenchTest {};
+
+TEST_F(EagleInputCliTest, EveryMutationOfAPredictionFileIsNamed) {
+  ExpectMutationsNameTheFile({"eval", "eagle", "--predictions", "p.jsonl", "--ledger", "m.db"}, "p.jsonl", kPreds);
+}
+
 }  // namespace

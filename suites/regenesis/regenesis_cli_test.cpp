@@ -131,6 +131,12 @@ std::vector<json> ReadJsonl(const std::string& path) {
   return rows;
 }
 
+TEST_F(RegenesisCliTest, EveryMutationOfAPredictionFileIsNamed) {
+  Write("before.jsonl", Rows("gsm8k", 4, 10) + Rows("svamp", 5, 10));
+  ExpectMutationsNameTheFile({"eval", "regenesis", "--predictions", "before.jsonl", "after.jsonl", "--ledger", "m.db"},
+                             "after.jsonl", Rows("gsm8k", 6, 10) + Rows("svamp", 6, 10));
+}
+
 TEST_F(RegenesisCliTest, SynthesizesFiltersWritesSftAndResumes) {
   FakeModel model(2, 20250100);  // 6 items
   cb::testing::HttpServer server([&](int, const cb::testing::HttpRequest& r) { return model(r); });
