@@ -184,8 +184,9 @@ uint64_t ParseSeed(const std::string& text) {
   return seed;
 }
 
-// Runs the selection into a new run of `ledger_path`, recording `command`;
-// *run_id_out, when given, receives the new run's id.
+// Runs the selection into a new run of o.ledger's ledger, recording
+// `command` as its command line; *run_id_out, when given, receives the new
+// run's id.
 int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = nullptr) {
   // Every argument is checked before the ledger is opened: bad input changes nothing.
   const uint64_t seed = ParseSeed(o.seed);
