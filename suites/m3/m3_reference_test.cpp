@@ -79,14 +79,14 @@ TEST(Psc, BadInputIsRefused) {
 }
 
 TEST(Psc, Fp32SelfCosineCanFallBelowOne) {
-  // Counted, not asserted non-zero for any particular row: the count is a
-  // property of fp32 rounding; rows of one non-zero entry are exact.
-  const std::vector<double> exact = {3, 0, 0, 0, -2, 0};
-  EXPECT_EQ(SelfCosineBelowOneF32(exact.data(), 2, 3), 0);
-  const std::vector<double> rows = Normals(200 * 64, 5);
-  const int64_t below = SelfCosineBelowOneF32(rows.data(), 200, 64);
-  EXPECT_GE(below, 0);
-  EXPECT_LE(below, 200);
+  // Worked by hand in binary32 (products, sums, sqrt and quotients each
+  // rounded): (1, 1) and (1, 2, 3) normalise to a self-dot of 1 - 2^-24 and
+  // 1 - 2^-23, below 1; (2, 3) gives 1 + 2^-23 and (3, 4, 5) exactly 1; a
+  // row of one non-zero entry is exact.
+  const std::vector<double> below = {1, 1, 0,  1, 2, 3};
+  EXPECT_EQ(SelfCosineBelowOneF32(below.data(), 2, 3), 2);
+  const std::vector<double> not_below = {2, 3, 0,  3, 4, 5,  3, 0, 0,  0, -2, 0};
+  EXPECT_EQ(SelfCosineBelowOneF32(not_below.data(), 4, 3), 0);
 }
 
 // ---------------------------------------------------------------------------
