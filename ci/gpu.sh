@@ -234,7 +234,12 @@ cmd_run() {
   local cuda_dirs="/usr/local/cuda/lib64:/usr/local/cuda/lib:/usr/local/cuda/targets/x86_64-linux/lib"
   cuda_dirs+=":/usr/local/nvidia/lib64:/usr/local/nvidia/lib"
   export LD_LIBRARY_PATH="$b/lib:$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  if ldd "$b"/bin/* 2>&1 | grep -q 'libcublas.*not found'; then
+  # cuBLAS is opened by soname on first use (harness/cuda/cublas_loader.cpp),
+  # so ldd does not list it: look for it on the path the loader will search.
+  local dir have_cublas=0
+  for dir in ${LD_LIBRARY_PATH//:/ }; do [[ -e "$dir/libcublas.so.13" ]] && have_cublas=1; done
+  ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.13 ' && have_cublas=1
+  if ((have_cublas == 0)); then
     # A toolkit installed elsewhere (e.g. the nvidia-cublas wheel).
     local cublas
     cublas="$(find /usr /opt -name 'libcublas.so.13' 2>/dev/null | head -1 || true)"

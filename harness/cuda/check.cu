@@ -4,9 +4,11 @@
 // throw and report paths are cold, so they stay out of every call site.
 //
 // cuBLAS status names come from our own switch rather than
-// cublasGetStatusName(): this object is linked into every CUDA binary, and
-// calling into libcublas here would make all of them load libcublas.so.
+// cublasGetStatusName(), so that naming an error never opens libcublas.so
+// (harness/cuda/cublas_loader.h).
 #include "harness/cuda/check.h"
+
+#include "harness/cuda/cublas_loader.h"
 
 #include <cublas_api.h>
 
@@ -41,7 +43,9 @@ const char* CublasStatusName(int status) {
 }  // namespace
 
 void ThrowCublasError(const char* file, int line, const char* expr, int status) {
-  throw CudaError(file, line, expr, status, CublasStatusName(status));
+  // NOT_INITIALIZED is also what a library that could not be opened returns.
+  const std::string why = status == CUBLAS_STATUS_NOT_INITIALIZED ? CublasLoadFailure() : "";
+  throw CudaError(file, line, expr, status, CublasStatusName(status), why);
 }
 
 void ReportCudaError(const char* file, int line, const char* expr, cudaError_t code) noexcept {
