@@ -604,6 +604,12 @@ void CpuTransformer::BackwardFromLogits(const Acts& acts, std::span<const int> t
   GemmTN(V, D, M, 1, dlogits.data(), V, acts.xf.data(), D, 1, G + head_, D);
   std::vector<float> dxf(size_t(M) * D);
   GemmNN(M, D, V, 1, dlogits.data(), V, &params_[head_], D, 0, dxf.data(), D);
+  BackwardFromHidden(acts, tokens, batch, seq, dxf, G);
+}
+
+void CpuTransformer::BackwardFromHidden(const Acts& acts, std::span<const int> tokens, int batch,
+                                        int seq, const std::vector<float>& dxf, float* G) const {
+  const int M = batch * seq, D = config_.hidden_size;
   const std::vector<float> dx = BackwardBlocks(acts, dxf, batch, seq, G);
   // x0 = embed[tokens]: rows of repeated tokens add up (in position order).
   for (int t = 0; t < M; ++t) {
@@ -611,6 +617,23 @@ void CpuTransformer::BackwardFromLogits(const Acts& acts, std::span<const int> t
     const float* dxt = &dx[size_t(t) * D];
     for (int i = 0; i < D; ++i) ge[i] += dxt[i];
   }
+}
+
+double CpuTransformer::HiddenLossAndGrad(std::span<const int> tokens, int batch, int seq,
+                                         const HiddenLoss& loss_fn, std::span<float> grad) const {
+  const size_t M = static_cast<size_t>(batch) * seq;
+  if (arch_.Patches()) throw std::invalid_argument("hidden loss: a token model only (this one reads images)");
+  if (batch <= 0 || seq <= 0 || tokens.size() != M)
+    throw std::invalid_argument("hidden loss: tokens must hold batch x seq = " + std::to_string(M) +
+                                " entries");
+  CheckGradBuffer(grad);
+  Acts acts;
+  Run(tokens, batch, seq, &acts, nullptr);  // keeps xf; the logits are not needed
+  std::vector<float> dxf(acts.xf.size(), 0.0f);  // [M, D]
+  const double loss = loss_fn(acts.xf, dxf);
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  BackwardFromHidden(acts, tokens, batch, seq, dxf, grad.data());
+  return loss;
 }
 
 void CpuTransformer::CheckGradBuffer(std::span<float> grad) const {

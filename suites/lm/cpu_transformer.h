@@ -163,6 +163,15 @@ class CpuTransformer {
   using LogitLoss = std::function<double(std::span<const float> logits, std::span<float> dlogits)>;
   double LogitLossAndGrad(std::span<const int> tokens, int batch, int seq, const LogitLoss& loss,
                           std::span<float> grad) const;
+  // A loss of the final hidden states xf = RMSNorm(x_L) [B*T, D] instead of
+  // the logits, for a head of the caller's own (a concept bottleneck): `loss`
+  // writes d loss / d xf into `dxf` (zero on entry); `grad` receives every
+  // parameter gradient (overwritten): the LM head's stays 0 (tied: the
+  // embedding gets its input rows' share only). With an activation hook set,
+  // `loss` reads xf as the hook left it. Token models only.
+  using HiddenLoss = std::function<double(std::span<const float> xf, std::span<float> dxf)>;
+  double HiddenLossAndGrad(std::span<const int> tokens, int batch, int seq, const HiddenLoss& loss,
+                           std::span<float> grad) const;
 
   // Patch mode: class logits [B, num_labels] of `batch` images, each
   // [C, Hi, Wi] row-major, side by side in `images`; the mean cross-entropy
@@ -220,6 +229,10 @@ class CpuTransformer {
   // From d loss / d logits [B*T, V] to every parameter gradient (`grad` overwritten).
   void BackwardFromLogits(const Acts& acts, std::span<const int> tokens, int batch, int seq,
                           const std::vector<float>& dlogits, std::span<float> grad) const;
+  // From d loss / d xf [B*T, D] through the blocks into the embedding rows of
+  // `tokens`, added into G.
+  void BackwardFromHidden(const Acts& acts, std::span<const int> tokens, int batch, int seq,
+                          const std::vector<float>& dxf, float* G) const;
   // Patch mode: images -> patches [B*N, C*P*P]; class logits [B, L].
   std::vector<float> Patchify(std::span<const float> images, int batch) const;
   std::vector<float> RunImages(std::span<const float> images, int batch, Acts* acts,

@@ -217,6 +217,58 @@ TEST(CpuTransformer, GradientsMatchTheReference) {
   }
 }
 
+// A loss on the final hidden states equals the same loss written on the
+// logits (L = Σ r · (xf head^T)), minus the LM head's own gradient.
+TEST(CpuTransformer, HiddenLossEqualsTheLogitLossThroughTheHead) {
+  CB_FRESH_SEED(seed);
+  for (bool causal : {true, false}) {
+    ref::Architecture arch;
+    arch.causal = causal;
+    const CpuTransformer fast(ref::RandomInit(Small(false), seed, 0.2, arch));
+    cb::harness::Rng rng(seed, 3);
+    const int batch = 2, seq = 7, D = 32, V = 37, M = batch * seq;
+    const std::vector<int> tokens = RandomTokens(rng, M, V);
+    std::vector<float> r(size_t(M) * V);  // d loss / d logits
+    for (float& x : r) x = static_cast<float>(rng.Normal());
+    const ref::NamedTensors named = fast.ToNamedTensors();
+    const std::vector<double>& head = named.at("lm_head.weight").data;  // [V, D]
+    std::vector<float> via_logits(fast.num_params()), via_hidden(fast.num_params(), -1.0f);
+    const double l1 = fast.LogitLossAndGrad(tokens, batch, seq,
+                                            [&](std::span<const float> logits, std::span<float> dlogits) {
+                                              double l = 0;
+                                              for (size_t i = 0; i < r.size(); ++i) l += r[i] * logits[i], dlogits[i] = r[i];
+                                              return l;
+                                            },
+                                            via_logits);
+    const double l2 = fast.HiddenLossAndGrad(tokens, batch, seq,
+                                             [&](std::span<const float> xf, std::span<float> dxf) {
+                                               double l = 0;  // Σ_tv r[t,v] Σ_i xf[t,i] head[v,i]
+                                               for (int t = 0; t < M; ++t) {
+                                                 for (int v = 0; v < V; ++v) {
+                                                   for (int i = 0; i < D; ++i) {
+                                                     l += r[t * V + v] * xf[t * D + i] * head[v * D + i];
+                                                     dxf[t * D + i] += static_cast<float>(r[t * V + v] * head[v * D + i]);
+                                                   }
+                                                 }
+                                               }
+                                               return l;
+                                             },
+                                             via_hidden);
+    EXPECT_NEAR(l2, l1, 1e-4 * std::max(1.0, std::abs(l1))) << causal;
+    const ref::NamedTensors a = fast.Named(via_logits), b = fast.Named(via_hidden);
+    for (const auto& [name, t] : a) {
+      SCOPED_TRACE(name + (causal ? " (decoder)" : " (encoder)"));
+      if (name == "lm_head.weight") {
+        for (double x : b.at(name).data) ASSERT_EQ(x, 0.0);
+        continue;
+      }
+      double scale = 0;
+      for (double x : t.data) scale = std::max(scale, std::abs(x));
+      EXPECT_TRUE(AllClose(b.at(name).data, t.data, 1e-4 * scale, 1e-3));
+    }
+  }
+}
+
 TEST(CpuTransformer, KvCacheDecodeEqualsRecomputation) {
   CB_FRESH_SEED(seed);
   const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
@@ -358,6 +410,15 @@ TEST(CpuTransformer, BadInputIsRejectedWithOneLine) {
             std::string::npos);
   EXPECT_NE(message([&] { vit.ImageLoss(std::vector<float>(96), std::vector<int>{0, 3}); })
                 .find("target 3"),
+            std::string::npos);
+  const CpuTransformer::HiddenLoss zero = [](std::span<const float>, std::span<float>) { return 0.0; };
+  std::vector<float> vit_grad(vit.num_params());
+  EXPECT_NE(message([&] { vit.HiddenLossAndGrad(std::vector<int>{1, 2}, 1, 2, zero, vit_grad); }).find("token model"),
+            std::string::npos);
+  EXPECT_NE(message([&] { fast.HiddenLossAndGrad(std::vector<int>{1, 2, 3}, 1, 2, zero, grad); }).find("batch x seq"),
+            std::string::npos);
+  EXPECT_NE(message([&] { fast.HiddenLossAndGrad(std::vector<int>{1, 2}, 1, 2, zero, short_grad); })
+                .find("gradient buffer"),
             std::string::npos);
 }
 
