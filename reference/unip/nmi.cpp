@@ -78,6 +78,15 @@ int NmiHadLayer(std::span<const double> profile, double target) {
   return best;
 }
 
+std::vector<double> CircularWindowMap(int n, int w) {
+  if (w < 1 || w > n) throw std::invalid_argument("CircularWindowMap: need 1 <= w <= n");
+  std::vector<double> a(static_cast<size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < w; ++j) a[static_cast<size_t>(i) * n + (i + j) % n] = 1.0 / w;
+  }
+  return a;
+}
+
 const char* NmiKind(double nmi) {
   if (nmi < 0.06) return "global";
   if (nmi <= 0.12) return "hybrid";

@@ -50,6 +50,12 @@ double LayerNmi(std::span<const double> a, int images, int heads, int n, bool dr
 // REQUIRES: !profile.empty(), no NaN.
 int NmiHadLayer(std::span<const double> profile, double target = kNmiHadTarget);
 
+// The oracle map [n, n] of circular uniform windows: query i attends 1/w to
+// keys i .. i+w-1 (mod n), so p(k) stays uniform and NMI = ln(n/w) / ln n
+// (w = 1: the identity, NMI 1; w = n: uniform rows, NMI 0).
+// REQUIRES: 1 <= w <= n; throws std::invalid_argument otherwise.
+std::vector<double> CircularWindowMap(int n, int w);
+
 // Our names for the three kinds of layer, from the range of targets the
 // paper calls stable for NMI-HAD, s in [0.06, 0.12] (NOT the thresholds of
 // the paper's Fig. 4, which we could not retrieve): global below 0.06,

@@ -23,15 +23,6 @@ CB_CLAIM_DEFAULTS({.paper = "UNIP (Tao et al., ICLR 2025)",
                    .paper_setting = "MAE / DINO / iBOT ViT-T..L teachers on ImageNet; NMI-HAD distillation to "
                                     "infrared segmentation (SODA, MFNet-T, SCUT-Seg)"});
 
-// Query i attends 1/w to keys i .. i+w-1 (mod n): p(k) stays uniform.
-std::vector<double> CircularWindows(int n, int w) {
-  std::vector<double> a(static_cast<size_t>(n) * n, 0.0);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < w; ++j) a[static_cast<size_t>(i) * n + (i + j) % n] = 1.0 / w;
-  }
-  return a;
-}
-
 h::Outcome NmiOracles(h::ClaimContext& ctx) {
   const int n = ctx.ByProfile<int>(49, 196, 576);  // 7x7, 14x14 (ViT-B/16), 24x24 (ViT-L/14 at 336)
   double worst = 0.0;
@@ -39,7 +30,7 @@ h::Outcome NmiOracles(h::ClaimContext& ctx) {
   for (int w : {1, 2, 4, 7, n / 2, n}) {
     // w = 1 is A = I (NMI 1), w = n uniform rows (NMI 0).
     const double want = std::log(double(n) / w) / std::log(double(n));
-    const std::vector<double> a = CircularWindows(n, w);
+    const std::vector<double> a = ru::CircularWindowMap(n, w);
     const double exact = ru::Nmi(a, n, n, 0.0);
     const double with_eps = ru::Nmi(a, n, n);
     worst = std::max(worst, std::abs(exact - want));

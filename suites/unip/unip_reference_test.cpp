@@ -21,15 +21,6 @@
 namespace cb::ref::unip {
 namespace {
 
-// Circular uniform windows: query i attends 1/w to keys i .. i+w-1 (mod n).
-std::vector<double> Windows(int n, int w) {
-  std::vector<double> a(static_cast<size_t>(n) * n, 0.0);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < w; ++j) a[static_cast<size_t>(i) * n + (i + j) % n] = 1.0 / w;
-  }
-  return a;
-}
-
 // Rows softmax(scale * N(0, 1)): a dense, uneven attention map [q, k].
 std::vector<double> RandomMap(harness::Rng& rng, int q, int k, double scale) {
   std::vector<double> a(static_cast<size_t>(q) * k);
@@ -43,11 +34,11 @@ std::vector<double> RandomMap(harness::Rng& rng, int q, int k, double scale) {
 
 TEST(Nmi, OraclesAreExactWithoutTheEpsilon) {
   const int n = 196;  // ViT-B/16's 14 x 14 patches
-  EXPECT_NEAR(Nmi(Windows(n, 1), n, n, 0.0), 1.0, 1e-14);  // A = I
+  EXPECT_NEAR(Nmi(CircularWindowMap(n, 1), n, n, 0.0), 1.0, 1e-14);  // A = I
   for (int w : {2, 4, 7, 14, 49, 98}) {
-    EXPECT_NEAR(Nmi(Windows(n, w), n, n, 0.0), std::log(double(n) / w) / std::log(double(n)), 1e-13) << w;
+    EXPECT_NEAR(Nmi(CircularWindowMap(n, w), n, n, 0.0), std::log(double(n) / w) / std::log(double(n)), 1e-13) << w;
   }
-  EXPECT_NEAR(Nmi(Windows(n, n), n, n, 0.0), 0.0, 1e-14);  // uniform rows
+  EXPECT_NEAR(Nmi(CircularWindowMap(n, n), n, n, 0.0), 0.0, 1e-14);  // uniform rows
   // Identical uneven rows: p(k) is the row itself, MI = 0.
   std::vector<double> same(static_cast<size_t>(n) * n);
   for (int i = 0; i < n; ++i) {
@@ -60,11 +51,11 @@ TEST(Nmi, TheEpsilonLowersTheSharpOraclesOnly) {
   const int n = 196;
   // With cl-vs-mim's 1e-8 a one-hot row keeps 1 - 195e-8 of its mass: A = I
   // comes out below 1, by far more than rounding.
-  const double identity = Nmi(Windows(n, 1), n, n);
+  const double identity = Nmi(CircularWindowMap(n, 1), n, n);
   EXPECT_LT(identity, 1.0 - 1e-6);
   EXPECT_GT(identity, 1.0 - 1e-3);
   // Uniform rows stay uniform: no effect.
-  EXPECT_NEAR(Nmi(Windows(n, n), n, n), 0.0, 1e-14);
+  EXPECT_NEAR(Nmi(CircularWindowMap(n, n), n, n), 0.0, 1e-14);
 }
 
 TEST(Nmi, InvariancesAndRangeOnFreshRandomMaps) {
