@@ -14,6 +14,7 @@ packages=(
   libfreetype-dev fonts-dejavu-core fonts-noto-color-emoji
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
   librsvg2-dev
+  clang-14 libfuzzer-14-dev
 )
 
 missing=()

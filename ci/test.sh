@@ -43,3 +43,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # cli.CliTest.EveryClaimRunsAtTheSmokeProfile still runs every claim once here.
 ctest --preset asan -j "$jobs" -LE "gpu|browser" \
   -E "GateCliTest.TwoIdenticalSmokeRunsNeverRegress|ShardCliTest.FourShardsMergedEqualOneUnshardedRun"
+
+echo "== fuzz: each libFuzzer target for 20 s (ci/fuzz.sh)"
+CB_FUZZ_SECONDS=20 CB_FUZZ_NO_TSAN=1 ci/fuzz.sh

@@ -354,7 +354,8 @@ void SaveCheckpoint(const std::string& dir_text, const TransformerConfig& c, con
     if (it == tensors.end()) bad("missing tensor \"" + name + "\"");
     if (it->second.shape != shape)
       bad("tensor \"" + name + "\" has shape " + ShapeText(it->second.shape) + ", expected " + ShapeText(shape));
-    if (static_cast<int64_t>(it->second.data.size()) != [&] {
+    // shape captured by name: clang 14 (the fuzz preset) cannot capture a structured binding.
+    if (static_cast<int64_t>(it->second.data.size()) != [&shape = shape] {
           int64_t n = 1;
           for (int64_t s : shape) n *= s;
           return n;

@@ -104,8 +104,9 @@ AllScores ScoreAll(const Predictions& p, mr::Mode mode) {
     }
     s.tasks[t] = r;
   };
-  for (const auto& [t, items] : p.grounding) run(t, [&] { return mr::ScoreGrounding(t, items, mode); });
-  for (const auto& [t, items] : p.text) run(t, [&] { return mr::ScoreText(t, items, mode); });
+  // Pairs, not structured bindings: clang 14 (the fuzz preset) cannot capture those.
+  for (const auto& g : p.grounding) run(g.first, [&] { return mr::ScoreGrounding(g.first, g.second, mode); });
+  for (const auto& x : p.text) run(x.first, [&] { return mr::ScoreText(x.first, x.second, mode); });
   return s;
 }
 
