@@ -88,6 +88,7 @@ NpyArray ParseNpy(const std::string& s, const std::string& what) {
   if (DictValue(header, "fortran_order", what).find("False") == std::string::npos)
     Fail(what, "fortran_order arrays are not supported");
   const std::string shape = DictValue(header, "shape", what);
+  if (shape.empty() || shape[0] != '(') Fail(what, "npy shape '" + shape + "' is not a tuple");
   int64_t count = 1;
   {
     std::string digits;
