@@ -49,7 +49,7 @@ targets=(
 # whose threaded path a test here already runs (e.g. mia.NeuralClaims, 112 s
 # under TSan; generators.TrainModelZoo.LearnsTheTaskBeyondChance, 46 s).
 # Of the ceilings tests only one measures: each test process measures the
-# machine again (STREAM over >= 32 MiB arrays, SGEMM), ~300 s under TSan on 2
+# machine again (STREAM over >= 32 MiB arrays, SGEMM), 170-310 s under TSan on 2
 # loaded cores, and one measurement runs every copy thread there is.
 tests='^harness\.(ParallelFor|HardwareThreads|MachineLoad|MachineLock|Interrupt|ModelClient)\.'
 tests+='|^harness\.CeilingsTest\.StreamCeilingsSayTheirThreadsAccessAndMethod$'
@@ -60,7 +60,7 @@ tests+='|^m3\.FieldExperiment\.|^docs\.(Backends/|Checkpoint)|^radar\.'
 tests+='|^mia\.(ScoreKernelCpuPaths\.|Backends/|Experiment\.)|^pf\.(Backends/|PfDetectCpu\.|PfSimd\.)'
 tests+='|^sgp\.SgpEndpoint\.|^videoniah\.EndpointEval\.|^lm\.BpeTokenizerTest\.EncodeIsSafeFromSeveralThreads$'
 
-echo "== tsan: configure and build ${#targets[@]} test binaries"
+echo "== tsan: configure and build ${#targets[@]} targets (test binaries and analysis_perf)"
 build_start=$SECONDS
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs" --target "${targets[@]}"
