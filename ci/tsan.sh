@@ -32,8 +32,9 @@ ci/deps.sh
 # The test binaries that start threads. Each suite binary brings the libraries
 # below it (reference, generators, the lm substrate), which is most of the
 # build's cost; the CLI tests are left out because they need the whole
-# `claimbench` binary built under TSan (the code they run is covered here
-# through the libraries).
+# `claimbench` binary built under TSan (the threaded library code under them
+# runs here; the commands themselves, e.g. the eval commands of vlmbias, eagle,
+# medrega and regenesis, and EnsureCeilings taking the ceilings lock, do not).
 targets=(
   harness_parallel_test harness_ceilings_test harness_machine_load_test
   harness_interrupt_test harness_model_client_test
