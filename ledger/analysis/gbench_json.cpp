@@ -165,6 +165,8 @@ int64_t ImportGbenchJsonUnchecked(Ledger& ledger, const nlohmann::json& j, const
     const std::string run_type = e.value("run_type", std::string("iteration"));
     if (!e.contains("real_time") || !e["real_time"].is_number()) fail(where + ": no numeric real_time");
     const double real_ns = e["real_time"].get<double>() * unit_ns;  // already per iteration
+    for (const char* k : {"repetitions", "threads"})  // a float here would convert out of range (UB)
+      if (e.contains(k) && !e[k].is_number_integer()) fail(where + ": '" + k + "' is not an integer");
     f.repetitions = std::max<int64_t>(f.repetitions, e.value("repetitions", int64_t{1}));
     f.threads = e.value("threads", 1);
     if (run_type == "aggregate") {
@@ -183,6 +185,9 @@ int64_t ImportGbenchJsonUnchecked(Ledger& ledger, const nlohmann::json& j, const
   meta.command = command;
   meta.profile = "gbench";
   meta.platform = context;
+  for (const char* k : {"num_cpus", "mhz_per_cpu"})  // read as int below: a float could be out of range (UB)
+    if (context.contains(k) && !context[k].is_number_integer())
+      fail(std::string("context: '") + k + "' is not an integer");
   const nlohmann::json fingerprint = {{"host_name", context.value("host_name", "")},
                                       {"num_cpus", context.value("num_cpus", 0)},
                                       {"mhz_per_cpu", context.value("mhz_per_cpu", 0)},
