@@ -231,21 +231,27 @@ void EncodeResult(const ResultView& r, std::string* out) {
 }
 
 std::string ClaimViewProblem(const ClaimView& c) {
-  if (c.hash_version == 1 || c.hash_version == 2) {
-    if (c.depends_on_clock) {
-      return "depends_on_clock set on a hash_version " + std::to_string(c.hash_version) +
-             " claim (its hash would not cover it)";
-    }
-    return {};
+  const std::string version = std::to_string(c.hash_version);
+  if (c.hash_version < 1 || c.hash_version > 4) return "unknown hash_version " + version;
+  if (c.hash_version <= 2 && c.depends_on_clock) {
+    return "depends_on_clock set on a hash_version " + version + " claim (its hash would not cover it)";
   }
-  if (c.hash_version == 3) {
-    if (!c.depends_on_clock) return "depends_on_clock missing on a hash_version 3 claim";
+  if (c.hash_version >= 3) {
+    if (!c.depends_on_clock) return "depends_on_clock missing on a hash_version " + version + " claim";
     if (*c.depends_on_clock != 0 && *c.depends_on_clock != 1) {
       return "depends_on_clock " + std::to_string(*c.depends_on_clock) + " is not 0 or 1";
     }
-    return {};
   }
-  return "unknown hash_version " + std::to_string(c.hash_version);
+  if (c.hash_version <= 3 && c.own_results) {
+    return "own_results set on a hash_version " + version + " claim (its hash would not cover it)";
+  }
+  if (c.hash_version == 4) {
+    if (!c.own_results) return "own_results missing on a hash_version 4 claim";
+    if (*c.own_results < 0) {
+      return "own_results " + std::to_string(*c.own_results) + " is negative";
+    }
+  }
+  return {};
 }
 
 void EncodeClaim(const ClaimView& c, std::string* out) {
@@ -253,7 +259,8 @@ void EncodeClaim(const ClaimView& c, std::string* out) {
   CanonicalWriter w(out);
   w.Text("record", c.hash_version == 1   ? "claim/1"
                    : c.hash_version == 2 ? "claim/2"
-                                         : "claim/3");
+                   : c.hash_version == 3 ? "claim/3"
+                                         : "claim/4");
   if (c.hash_version == 1) w.Int("seq", c.seq);
   w.Text("claim_id", c.claim_id);
   w.Text("suite", c.suite);
@@ -275,6 +282,8 @@ void EncodeClaim(const ClaimView& c, std::string* out) {
   w.Json("requirements", c.requirements_json);
   if (c.hash_version <= 2) return;
   w.Int("depends_on_clock", c.depends_on_clock.value_or(0));
+  if (c.hash_version == 3) return;
+  w.Int("own_results", c.own_results.value_or(0));
 }
 
 void EncodeRunMeta(const RunView& run, std::string* out) {

@@ -29,7 +29,7 @@
 //   0x07 BLOB      the bytes as stored (cache/1's response)
 //
 // The first field of every record is `record` (TEXT) naming the record kind
-// and its encoding version: "result/1".."result/4", "claim/1".."claim/3",
+// and its encoding version: "result/1".."result/4", "claim/1".."claim/4",
 // "run/1".
 //
 //   result/4: result/3 followed by kind (TEXT "exact" | "estimate" |
@@ -43,6 +43,10 @@
 //   result/1: the same without the three energy fields (rows written before
 //             schema version 2, which added them; their energy columns stay
 //             NULL and are checked to be NULL by Verify)
+//   claim/4:  claim/3 followed by own_results (INT: how many result rows
+//             the claim recorded, the run's rows after the previous claim's;
+//             a count, not a position, so the hash stays the same when the
+//             run is narrowed or sharded; schema version 6)
 //   claim/3:  claim/2 followed by depends_on_clock (INT 0/1: the verdict
 //             rests on a clock or meter; schema version 4)
 //   claim/2:  claim/1 without seq
@@ -109,8 +113,10 @@ using cb::harness::Hash128;
 inline constexpr int kResultHashVersion = 4;
 // The claim encoding new rows use; claims.hash_version (schema step 3) holds it,
 // version 1 rows (claim/1, seq included) keep verifying. claim/3 (schema
-// version 4) adds depends_on_clock; older claims have it NULL.
-inline constexpr int kClaimHashVersion = 3;
+// version 4) adds depends_on_clock; older claims have it NULL. claim/4 (schema
+// version 6) adds own_results, which tells which result rows a claim
+// produced (`run --resume` copies them); older claims have it NULL.
+inline constexpr int kClaimHashVersion = 4;
 
 // The stored names of cb::harness::ResultKind ("exact", "estimate", "timing").
 std::optional<cb::harness::ResultKind> ParseResultKind(std::string_view name);
@@ -201,8 +207,11 @@ struct ClaimView {
   std::optional<double> value, ci_low, ci_high, confidence;
   std::string_view reason;
   std::string_view requirements_json;  // canonical JSON text
-  // claim/3 only: 0 or 1. NULL on claim/1 and claim/2 rows.
+  // claim/3 and later: 0 or 1. NULL on claim/1 and claim/2 rows.
   std::optional<int64_t> depends_on_clock;
+  // claim/4 only: how many result rows the claim recorded (>= 0). NULL on
+  // claim/1-3 rows.
+  std::optional<int64_t> own_results;
 };
 
 struct RunView {
@@ -227,7 +236,8 @@ std::string ResultViewProblem(const ResultView& r);
 void EncodeResult(const ResultView& r, std::string* out);
 // Why a claim row cannot be encoded under its hash_version, or empty: an
 // unknown version, depends_on_clock set before claim/3, or missing or not
-// 0/1 on a claim/3 row.
+// 0/1 on a claim/3-4 row, own_results set before claim/4, or missing or
+// negative on a claim/4 row.
 std::string ClaimViewProblem(const ClaimView& c);
 void EncodeClaim(const ClaimView& c, std::string* out);
 void EncodeRunMeta(const RunView& run, std::string* out);

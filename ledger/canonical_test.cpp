@@ -158,7 +158,8 @@ TEST(CanonicalTest, EveryFieldChangesTheHash) {
 }
 
 TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
-  const ClaimRow claim = testutil::SampleClaim(1);
+  ClaimRow claim = testutil::SampleClaim(1);
+  claim.own_results = 3;
   auto hash_of = [](const ClaimRow& c, int64_t seq = 1) {
     CanonicalClaim row(c, seq);
     std::string scratch;
@@ -195,10 +196,19 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
   ClaimRow clocked = claim;
   clocked.depends_on_clock = !claim.depends_on_clock.value_or(false);
   EXPECT_FALSE(hash_of(clocked) == base) << "changing depends_on_clock did not change the hash";
+  ClaimRow counted = claim;
+  counted.own_results = claim.own_results.value_or(0) + 1;
+  EXPECT_FALSE(hash_of(counted) == base) << "changing own_results did not change the hash";
   CanonicalClaim v1_row(claim, 1), v1_moved(claim, 2);
   ClaimView v1 = v1_row.view(), moved = v1_moved.view();
-  EXPECT_EQ(v1.hash_version, 3);
+  EXPECT_EQ(v1.hash_version, 4);
   EXPECT_TRUE(v1.depends_on_clock.has_value());
+  EXPECT_TRUE(v1.own_results.has_value());
+  v1.hash_version = 3;
+  EXPECT_EQ(ClaimViewProblem(v1), "own_results set on a hash_version 3 claim (its hash would not cover it)");
+  v1.own_results.reset();
+  moved.own_results.reset();
+  EXPECT_TRUE(ClaimViewProblem(v1).empty());
   v1.hash_version = moved.hash_version = 1;
   EXPECT_FALSE(ClaimViewProblem(v1).empty()) << "a claim/1 row cannot carry depends_on_clock";
   v1.depends_on_clock.reset();
@@ -209,6 +219,8 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
   EXPECT_FALSE(ClaimHash(v1, &scratch) == base) << "claim/1 and claim/2 must differ";
   v1.hash_version = 4;
   EXPECT_FALSE(ClaimViewProblem(v1).empty());
+  v1.hash_version = 5;
+  EXPECT_EQ(ClaimViewProblem(v1), "unknown hash_version 5");
 }
 
 TEST(CanonicalTest, EmptyTextAndNullDiffer) {

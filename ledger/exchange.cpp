@@ -14,11 +14,12 @@
 //                 samples, input_hash, output_hash, threads, energy_j,
 //                 energy_source, energy_window_s, kind, content_hash}, ...],
 //    "claims":  [{seq, hash_version, claim_id, ..., requirements_json,
-//                 depends_on_clock, content_hash}, ...]}
+//                 depends_on_clock, own_results, content_hash}, ...]}
 //   (a claim without hash_version, from an older export, is a claim/1 row;
 //   kind and depends_on_clock are null on rows recorded before schema
-//   version 4 (result/1-3, claim/1-2), and absent from older exports, which
-//   reads the same)
+//   version 4 (result/1-3, claim/1-2), own_results on claims recorded
+//   before schema version 6 (claim/1-3), and each is absent from older
+//   exports, which reads the same)
 //
 // The *_json fields travel as the exact stored text, not as parsed objects:
 // hashes cover those bytes, and re-serialising them (possibly with another
@@ -125,6 +126,7 @@ nlohmann::json ClaimJson(const StoredClaim& row) {
           {"requirements_json", v.requirements_json},
           {"depends_on_clock", v.depends_on_clock ? nlohmann::json(*v.depends_on_clock != 0)
                                                   : nlohmann::json()},
+          {"own_results", v.own_results ? nlohmann::json(*v.own_results) : nlohmann::json()},
           {"content_hash", row.content_hash}};
 }
 
@@ -254,6 +256,12 @@ class Fields {
   int64_t IntOr(const char* key, int64_t absent) const {
     return obj_.find(key) == obj_.end() ? absent : Int(key);
   }
+  // An integer field that older exports lack: absent reads as null.
+  std::optional<int64_t> AbsentOrOptInt(const char* key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return std::nullopt;
+    return Int(key);
+  }
   uint64_t UInt(const char* key) const {
     const auto& v = Get(key);
     if (!v.is_number_unsigned()) Bad(key, "expected an unsigned integer");
@@ -373,6 +381,7 @@ void DecodeClaim(const Fields& f, ImportedClaim* c) {
   c->reason = f.Str("reason");
   c->requirements_json = f.Str("requirements_json");
   if (const auto clock = f.AbsentOrOptBool("depends_on_clock")) v.depends_on_clock = *clock ? 1 : 0;
+  v.own_results = f.AbsentOrOptInt("own_results");
   c->content_hash = f.Str("content_hash");
   v.claim_id = c->claim_id;
   v.suite = c->suite;

@@ -46,6 +46,7 @@ constexpr char kRollbackToSavepoint[] = "ROLLBACK TO ledger_write; RELEASE ledge
 constexpr char kRunSealState[] = "SELECT run_hash IS NOT NULL FROM runs WHERE id = ?1";
 constexpr char kMaxResultSeq[] = "SELECT COALESCE(MAX(seq), 0) FROM results WHERE run_id = ?1";
 constexpr char kMaxClaimSeq[] = "SELECT COALESCE(MAX(seq), 0) FROM claims WHERE run_id = ?1";
+constexpr char kClaimedResults[] = "SELECT COALESCE(SUM(own_results), 0) FROM claims WHERE run_id = ?1";
 constexpr char kResultHashes[] =
     "SELECT content_hash FROM results WHERE run_id = ?1 ORDER BY seq";
 constexpr char kClaimHashes[] = "SELECT content_hash FROM claims WHERE run_id = ?1 ORDER BY seq";
@@ -383,8 +384,16 @@ void Ledger::AddClaim(int64_t run_id, const ClaimRow& c) {
   WriteScope scope(d, /*one_statement=*/true);
   RequireOpenRun(d, run_id, /*use_cache=*/true);
   int64_t& next = NextSeq(d, d.next_claim_seq, kMaxClaimSeq, run_id);
+  // The claim's own rows: the run's rows after those its earlier claims recorded.
+  sql::Stmt& claimed = d.Prepare(kClaimedResults);
+  claimed.BindInt(1, run_id);
+  claimed.Step();
+  const int64_t before = claimed.Int(0);
+  claimed.Reset();
+  ClaimRow stored = c;
+  stored.own_results = NextSeq(d, d.next_result_seq, kMaxResultSeq, run_id) - 1 - before;
   std::optional<CanonicalClaim> row;
-  d.NamingTheFile("claim " + c.claim_id + " requirements", [&] { row.emplace(c, next); });
+  d.NamingTheFile("claim " + c.claim_id + " requirements", [&] { row.emplace(stored, next); });
   char hex[32];
   HashHex(ClaimHash(row->view(), &d.scratch), hex);
   sql::Stmt& insert = d.Prepare(kInsertClaim);

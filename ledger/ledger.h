@@ -48,7 +48,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...
@@ -83,6 +83,11 @@ struct ClaimRow {
   // claim recorded before schema version 4, which did not store it; written
   // as false when left unset.
   std::optional<bool> depends_on_clock;
+  // How many result rows the claim recorded: the run's rows after the
+  // previous claim's (a claim records its results before its verdict). Set
+  // by AddClaim (whatever the caller put here); nullopt when read back from
+  // a claim recorded before schema version 6.
+  std::optional<int64_t> own_results;
 };
 
 // A claim's measured value for tables: "0.3063 [0.2999, 0.3111]" (4

@@ -138,6 +138,24 @@ inline std::string ExecSql(const std::string& db_path, const std::string& sql) {
   return error;
 }
 
+// The first column of the first row `sql` gives on the file at `db_path`, as
+// text ("" when no row or NULL), through a plain connection like ExecSql's.
+inline std::string QueryText(const std::string& db_path, const std::string& sql) {
+  std::string out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_exec(
+        db, sql.c_str(),
+        [](void* dst, int n, char** values, char**) {
+          if (n > 0 && values[0] != nullptr) *static_cast<std::string*>(dst) = values[0];
+          return 1;  // the first row is enough
+        },
+        &out, nullptr);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -68,6 +68,7 @@ const char* ReadClaim(const sql::Stmt& s, StoredClaim* out) {
   out->content_hash = c.Text(21, "content_hash");
   v.hash_version = static_cast<int>(c.Int(22, "hash_version"));
   v.depends_on_clock = c.OptInt(23, "depends_on_clock");
+  v.own_results = c.OptInt(24, "own_results");
   return c.problem();
 }
 
@@ -149,6 +150,7 @@ void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
   insert.BindText(21, content_hash);
   insert.BindInt(22, c.hash_version);
   insert.BindOptInt(23, c.depends_on_clock);
+  insert.BindOptInt(24, c.own_results);
 }
 
 void BindRun(sql::Stmt& insert, const RunView& run, std::string_view host, int64_t pid,
@@ -218,6 +220,7 @@ CanonicalClaim::CanonicalClaim(const ClaimRow& c, int64_t seq)
   view_.reason = c.reason;
   view_.requirements_json = requirements_json_;
   view_.depends_on_clock = c.depends_on_clock.value_or(false) ? 1 : 0;
+  view_.own_results = c.own_results;
 }
 
 OwnedRun OwnedRun::Copy(const RunView& v) {
@@ -306,6 +309,7 @@ ClaimRow ToClaimRow(const ClaimView& v) {
   c.reason = v.reason;
   c.requirements = nlohmann::json::parse(v.requirements_json, nullptr, false);
   if (v.depends_on_clock) c.depends_on_clock = *v.depends_on_clock != 0;
+  c.own_results = v.own_results;
   return c;
 }
 

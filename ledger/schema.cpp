@@ -196,6 +196,14 @@ ALTER TABLE decisions ADD COLUMN content_hash TEXT;
 ALTER TABLE http_cache ADD COLUMN content_hash TEXT;
 )sql";
 
+// Version 6: claims.own_results, how many result rows the claim recorded
+// (the run's rows after the previous claim's), which is what `run --resume`
+// copies. NULL on existing claims (claim/1-3, whose hash does not cover it);
+// new claims are claim/4 (ledger/canonical.h).
+constexpr const char* kStep6 = R"sql(
+ALTER TABLE claims ADD COLUMN own_results INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, results and claims", kStep1},
     {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
@@ -203,6 +211,7 @@ constexpr Migration kMigrations[] = {
     {4, "results.kind and claims.depends_on_clock", kStep4},
     {5, "content_hash of ceilings, artifacts, decisions and http_cache rows", kStep5,
      HashUnhashedSideRows},
+    {6, "claims.own_results (which results are a claim's)", kStep6},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

@@ -15,6 +15,8 @@
 //   step 5  content_hash on ceilings, artifacts, decisions and http_cache
 //           rows (ceiling/1, artifact/1, decision/1, cache/1); the step
 //           hashes the rows already there
+//   step 6  claims.own_results (new claims: claim/4, which hashes it;
+//           older claims keep NULL there)
 //
 // Rows already in a file keep the hash encoding they were written with:
 // step 2 adds results.hash_version with DEFAULT 1, so every pre-existing row

@@ -7,6 +7,10 @@
 // a killed run stays unsealed and shows as incomplete in `ledger log`).
 // Every result is committed as it is recorded, so nothing recorded is lost.
 //
+// `claimbench run --resume RUN`: continues an interrupted or killed run in a
+// new run that copies the claims RUN recorded, with their results, and runs
+// the rest (ledger/README.md#claimbench-run---resume).
+//
 // `claimbench reproduce RUN`: the same run again from its recorded command
 // line, gated against the recorded one (ledger/README.md#claimbench-reproduce).
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -28,7 +33,9 @@
 #include "ledger/analysis/run_data.h"
 #include "ledger/claim_sink.h"
 #include "ledger/cli/common.h"
+#include "ledger/resume.h"
 #include "ledger/run_guard.h"
+#include "ledger/writer.h"
 
 namespace cb::cli {
 namespace {
@@ -46,6 +53,15 @@ struct RunOptions {
   bool strict = false;
   bool silent = false;  // print nothing on stdout (reproduce prints the gate's report instead)
   std::string shard;  // "i/n": only the claims whose id hashes to shard i of n
+  std::string resume;  // --resume: the unfinished run to continue
+};
+
+// What --resume continues: the unfinished run and what of it is kept.
+struct Continuation {
+  int64_t run_id = 0;
+  std::string platform_hash;
+  bool killed = false;  // still "running" with its writer gone: sealed interrupted first
+  cb::ledger::ResumePlan plan;
 };
 
 void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
@@ -184,10 +200,129 @@ uint64_t ParseSeed(const std::string& text) {
   return seed;
 }
 
+void AddRunOptions(CLI::App* cmd, RunOptions* options);
+
+// The `run` options `run` was recorded with, from its stored command line
+// (`what` says what for in the error: "reproduced", "resumed"); json,
+// strict and ledger are left at their defaults: they are the caller's.
+RunOptions ParseRecordedRun(const cb::ledger::RunSummary& run, const std::string& what) {
+  const std::vector<std::string> args = SplitArgs(run.command);
+  const std::string id = "run " + std::to_string(run.id);
+  if (args.size() < 2 || args[0] != "claimbench" || args[1] != "run")
+    throw UsageError(id + " was recorded by `" + run.command.substr(0, 60) +
+                     "`, not `claimbench run`: only runs of claims can be " + what);
+  RunOptions o;
+  CLI::App parser("recorded");
+  AddRunOptions(&parser, &o);
+  std::vector<std::string> rest(args.rbegin(), args.rend() - 2);  // CLI11 parses a reversed vector
+  try {
+    parser.parse(rest);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(id + ": its recorded command line does not parse (" + std::string(e.what()) + ")");
+  }
+  o.json = false;
+  o.strict = false;
+  o.ledger.clear();
+  return o;
+}
+
+// `run`'s recorded command line with `--resume UUID` in place of any
+// --resume it had: what a resumed run records (its selection, and what it
+// continued); `reproduce` ignores the --resume.
+std::string ResumedCommand(const std::string& recorded, const std::string& uuid) {
+  std::vector<std::string> args = SplitArgs(recorded);
+  for (size_t i = 0; i < args.size();) {
+    if (args[i] == "--resume") {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(std::min(i + 2, args.size())));
+    } else if (args[i].rfind("--resume=", 0) == 0) {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  args.push_back("--resume");
+  args.push_back(uuid);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return JoinArgs(static_cast<int>(argv.size()), argv.data());
+}
+
+// --resume: checks that RUN can be continued here (unfinished, its writer
+// gone, this build's sources, a ledger that verifies, claims that say which
+// results are theirs) and returns it with what is kept; *o becomes RUN's
+// recorded options (with `given`'s --json, --strict, --ledger) and *command
+// what the new run records. Opens the ledger read-only: nothing is written.
+Continuation PrepareResume(const RunOptions& given, RunOptions* o, std::string* command) {
+  namespace lg = cb::ledger;
+  const std::string path = ResolveLedgerPath(given.ledger);
+  if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
+  lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
+  Continuation c;
+  c.run_id = ledger.ResolveRun(given.resume);
+  const lg::RunSummary run = ledger.GetRun(c.run_id);
+  const std::string name = "run " + std::to_string(c.run_id);
+  if (run.status == "complete") throw UsageError(name + " is complete: there is nothing to resume");
+  if (run.status == "failed") {
+    throw UsageError(name + " failed (a claim threw) after every claim had run: start a new run");
+  }
+  if (run.status == "running" || run.status == "incomplete") {  // incomplete: running, its writer gone
+    if (run.writer_alive) {
+      throw UsageError(name + " is still being written by process " + std::to_string(run.pid) +
+                       ": stop it first (SIGINT seals it interrupted)");
+    }
+    if (run.host != lg::HostName()) {
+      throw UsageError(name + " was written on host '" + run.host +
+                       "': resume it there, where claimbench can tell that its writer is gone");
+    }
+    c.killed = true;
+  }
+  const lg::RunMeta meta = ledger.GetRunMeta(c.run_id);
+  const std::string here = cb::harness::build_info::kSourceHash;
+  if (meta.source_hash != here) {
+    throw UsageError(name + " was built from other sources (source hash " + meta.source_hash.substr(0, 12) +
+                     ", this binary " + here.substr(0, 12) +
+                     "): resume it with the build that began it, or start a new run");
+  }
+  *o = ParseRecordedRun(run, "resumed");
+  o->json = given.json;
+  o->strict = given.strict;
+  o->ledger = path;
+  o->resume = given.resume;
+  if (const lg::VerifyReport report = ledger.Verify(); !report.ok) {
+    throw UsageError("ledger '" + path + "' does not verify (" + report.first_error +
+                     "): resuming copies recorded rows into a new run and would hide that");
+  }
+  c.plan = lg::PlanResume(name, ledger.GetResults(c.run_id), ledger.GetClaims(c.run_id));
+  c.platform_hash = meta.platform_hash;
+  *command = ResumedCommand(run.command, run.run_uuid);
+  return c;
+}
+
+// Throws UsageError unless the claims `c` keeps are, in order, the first of
+// `selected` (the recorded selection of the same sources gives the same list).
+void CheckKeptClaims(const Continuation& c, const std::vector<const cb::harness::ClaimDef*>& selected) {
+  const std::string name = "run " + std::to_string(c.run_id);
+  if (c.plan.kept.size() > selected.size()) {
+    throw UsageError(name + " recorded " + std::to_string(c.plan.kept.size()) +
+                     " claims, more than its selection has (" + std::to_string(selected.size()) + ")");
+  }
+  for (size_t i = 0; i < c.plan.kept.size(); ++i) {
+    if (c.plan.kept[i].claim.claim_id != selected[i]->spec.id) {
+      throw UsageError(name + "'s claim " + std::to_string(i + 1) + " is " + c.plan.kept[i].claim.claim_id +
+                       " where its selection has " + selected[i]->spec.id + ": it cannot be continued");
+    }
+  }
+}
+
 // Runs the selection into a new run of o.ledger's ledger, recording
 // `command` as its command line; *run_id_out, when given, receives the new
 // run's id.
-int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = nullptr) {
+int Run(const RunOptions& given, const std::string& given_command, int64_t* run_id_out = nullptr) {
+  RunOptions o = given;
+  std::string command = given_command;
+  std::optional<Continuation> resumed;
+  if (!given.resume.empty()) resumed = PrepareResume(given, &o, &command);
   // Every argument is checked before the ledger is opened: bad input changes nothing.
   const uint64_t seed = ParseSeed(o.seed);
   const auto profile = h::ParseProfile(o.profile);
@@ -199,12 +334,19 @@ int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = n
     if (!shard) throw UsageError("--shard '" + o.shard + "': expected i/n with 0 <= i < n");
     std::erase_if(selected, [&](const h::ClaimDef* d) { return !h::InShard(d->spec.id, *shard); });
   }
+  if (resumed) CheckKeptClaims(*resumed, selected);
 
   CeilingLoadOverride();  // a bad CB_CEILING_LOAD is refused before the ledger is touched
-  cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   const auto meta = CollectRunMeta(command, o.profile, seed);
+  if (resumed && meta.platform_hash != resumed->platform_hash) {
+    throw UsageError("run " + std::to_string(resumed->run_id) + " was recorded on another platform (hash " +
+                     resumed->platform_hash.substr(0, 12) + ", here " + meta.platform_hash.substr(0, 12) +
+                     "): its timings would not compare; resume it there or start a new run");
+  }
+  cb::ledger::Ledger ledger = cb::ledger::Ledger::Open(ResolveLedgerPath(o.ledger));
   EnsureCeilings(ledger, meta.platform_hash);
   h::ThrowIfInterrupted("before the run started");
+  if (resumed && resumed->killed) ledger.FinishRun(resumed->run_id, cb::ledger::RunStatus::kInterrupted);
   const int64_t run_id = ledger.BeginRun(meta);
   if (run_id_out) *run_id_out = run_id;
   cb::ledger::RunGuard run(ledger, run_id);  // sealed "failed" if the loop below throws
@@ -213,6 +355,15 @@ int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = n
                  static_cast<long long>(run_id), selected.size(), o.profile.c_str(),
                  static_cast<unsigned long long>(seed), ledger.path().c_str());
   }
+  if (resumed && !o.silent) {
+    const auto& plan = resumed->plan;
+    std::fprintf(stderr,
+                 "claimbench run %lld resumes run %lld%s: %zu claims kept with %lld results; %lld results "
+                 "of the claim it was in are measured again\n",
+                 static_cast<long long>(run_id), static_cast<long long>(resumed->run_id),
+                 resumed->killed ? " (killed; now sealed interrupted)" : "", plan.kept.size(),
+                 static_cast<long long>(plan.results_kept), static_cast<long long>(plan.results_dropped));
+  }
 
   h::ProgressBar bar(static_cast<int>(selected.size()));
   std::vector<cb::ledger::ClaimRow> rows;
@@ -220,6 +371,15 @@ int Run(const RunOptions& o, const std::string& command, int64_t* run_id_out = n
   for (size_t i = 0; i < selected.size(); ++i) {
     const h::ClaimDef& def = *selected[i];
     bar.Update(static_cast<int>(i), 0, def.spec.id);
+    if (resumed && i < resumed->plan.kept.size()) {
+      // Recorded by the run this one resumes: its rows are copied, not measured again.
+      const auto& kept = resumed->plan.kept[i];
+      ledger.AddResults(run_id, kept.results);
+      rows.push_back(kept.claim);
+      ledger.AddClaim(run_id, rows.back());
+      if (kept.claim.reason.rfind("error: ", 0) == 0) status = cb::ledger::RunStatus::kFailed;
+      continue;
+    }
     h::Outcome outcome;
     if (const std::string unmet = Unmet(def, backends, o.backend); !unmet.empty()) {
       outcome.verdict = h::Verdict::kUnmeasurable;
@@ -291,6 +451,10 @@ void AddRunOptions(CLI::App* cmd, RunOptions* options) {
                 "Exit 1 if a claim is NOT_REPRODUCED, 2 if one is INCONCLUSIVE");
   cmd->add_option("--shard", options->shard,
                   "i/n: run only shard i (0-based) of n, split by a hash of each claim id");
+  cmd->add_option("--resume", options->resume,
+                  "Continue this interrupted or killed run (id, 'latest', hash or uuid prefix) with its own "
+                  "selection, profile, seed and backend: its recorded claims are copied into a new run, the "
+                  "rest are run");
 }
 
 }  // namespace
@@ -299,7 +463,15 @@ void AddRunCommand(CLI::App& app, const CommandLine& cmdline, int* exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run claims and record their results and verdicts");
   AddRunOptions(cmd, options.get());
-  cmd->callback([options, cmdline, exit_code] {
+  cmd->callback([cmd, options, cmdline, exit_code] {
+    if (!options->resume.empty()) {
+      for (const char* flag : {"--suite", "--claim", "--backend", "--profile", "--seed", "--shard"}) {
+        if (cmd->count(flag) > 0) {
+          throw UsageError(std::string("--resume continues a run with its own selection, profile, seed and "
+                                       "backend: leave out ") + flag);
+        }
+      }
+    }
     *exit_code = Run(*options, JoinArgs(cmdline.argc, cmdline.argv));
   });
 }
@@ -318,26 +490,11 @@ struct ReproduceOptions {
   bool any_source = false, cross_platform = false, json = false;
 };
 
-// The `run` options RUN was recorded with, from its stored command line.
+// The `run` options RUN was recorded with, as reproduce uses them.
 RunOptions RecordedOptions(const lg::RunSummary& run) {
-  const std::vector<std::string> args = SplitArgs(run.command);
-  const std::string id = "run " + std::to_string(run.id);
-  if (args.size() < 2 || args[0] != "claimbench" || args[1] != "run")
-    throw UsageError(id + " was recorded by `" + run.command.substr(0, 60) +
-                     "`, not `claimbench run`: only runs of claims can be reproduced");
-  RunOptions o;
-  CLI::App parser("recorded");
-  AddRunOptions(&parser, &o);
-  std::vector<std::string> rest(args.rbegin(), args.rend() - 2);  // CLI11 parses a reversed vector
-  try {
-    parser.parse(rest);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(id + ": its recorded command line does not parse (" + std::string(e.what()) + ")");
-  }
-  o.json = false;
+  RunOptions o = ParseRecordedRun(run, "reproduced");
   o.silent = true;  // the report is the gate's; the run prints nothing of its own
-  o.strict = false;
-  o.ledger.clear();  // the recorded --ledger is not this command's: reproduce's own is used
+  o.resume.clear();  // a resumed run is reproduced whole
   return o;
 }
 
