@@ -8,6 +8,7 @@
 #define CB_LEDGER_CLI_COMMON_H_
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.h"
+#include "harness/hash.h"
 #include "harness/model_client.h"
 #include "ledger/ledger.h"
 
@@ -79,21 +81,29 @@ std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
                                                 bool remeasure = false);
 
 // The ledger's http_cache as a model client's response cache, so an
-// interrupted evaluation resumes without asking again.
+// interrupted evaluation resumes without asking again. It remembers every
+// answer it hands out or stores, so the run can record which answers its
+// scores rest on (AnswersRow).
 class LedgerResponseCache : public cb::harness::ResponseCache {
  public:
   explicit LedgerResponseCache(cb::ledger::Ledger& ledger) : ledger_(ledger) {}
-  std::optional<std::string> Get(const std::string& key) override { return ledger_.CacheGet(key); }
-  void Put(const std::string& key, std::string_view response) override {
-    ledger_.CachePut(key, response);
-    ++stored_;
-  }
+  std::optional<std::string> Get(const std::string& key) override;
+  void Put(const std::string& key, std::string_view response) override;
   // Answers stored through this cache (what an interrupted run kept).
   int64_t stored() const { return stored_; }
+
+  // The answers used, as one exact result row for the run: case
+  // "endpoint_answers", metric "answers_used" (how many), output_hash the
+  // XXH3-128 of each key and the XXH3-128 of its answer, in key order. Being
+  // one of the run's rows, it puts the answers under the run's run_hash: a
+  // run that read an answer changed since (even one re-hashed in the cache)
+  // differs from it in this row, and `reproduce` / the gate say CHANGED.
+  cb::harness::Result AnswersRow(const std::string& suite, const std::string& input_hash) const;
 
  private:
   cb::ledger::Ledger& ledger_;
   int64_t stored_ = 0;
+  std::map<std::string, cb::harness::Hash128> used_;  // key -> hash of the answer
 };
 
 // Removes `path` and its SQLite side files when `created` (the file did not

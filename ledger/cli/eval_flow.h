@@ -10,7 +10,9 @@
 //
 // Either way the run is begun only after every input has been checked, both
 // scorer modes' rows are recorded in it, and it is sealed "complete", or
-// "failed" when some rows got no answer or anything throws (RunGuard).
+// "failed" when some rows got no answer or anything throws (RunGuard). An
+// endpoint run also records which answers it scored (one "endpoint_answers"
+// row, LedgerResponseCache::AnswersRow), so they are under its run_hash.
 //
 // SIGINT/SIGTERM (harness/interrupt.h; `claimbench` prints the one line and
 // exits 3): before the run is begun nothing is recorded; during an endpoint
@@ -225,8 +227,10 @@ inline int RunEndpointEval(const EvalRunOptions& o, const CommandLine& cmdline, 
                              (tally.errors.empty() ? std::string("?") : tally.errors[0]));
   }
   const bool failed = tally.units_failed > 0;
-  const int rc = RecordEvalRun(ledger, run, params, e.score(params, cb::harness::Xxh3_128(params.dump()).Hex()),
-                               o.json, failed);
+  const std::string input_hash = cb::harness::Xxh3_128(params.dump()).Hex();
+  EvalScores scores = e.score(params, input_hash);
+  scores.rows.push_back(cache.AnswersRow(scores.rows.empty() ? "eval" : scores.rows.front().suite, input_hash));
+  const int rc = RecordEvalRun(ledger, run, params, scores, o.json, failed);
   if (failed) {
     for (const auto& err : tally.errors) std::fprintf(stderr, "claimbench: %s\n", err.c_str());
     throw std::runtime_error(std::to_string(tally.units_failed) + " of " + std::to_string(tally.units) + " " +

@@ -135,5 +135,61 @@ TEST_F(EvalFlowInterruptTest, WithoutASignalTheRunIsComplete) {
   EXPECT_EQ(cb::ledger::Ledger::Open(db).GetRun(1).status, "complete");
 }
 
+// An endpoint run records which answers it scored (issue 30 item 1): one
+// exact "endpoint_answers" row whose output_hash covers every answer used, so
+// the answers are under the run's run_hash. A rerun from the cache records
+// the same row; a cached answer changed in between (here through the API, so
+// the cache row's own hash is valid) changes it.
+TEST_F(EvalFlowInterruptTest, AnEndpointRunRecordsTheAnswersItScored) {
+  const std::string db = (dir_ / "l.db").string();
+  const std::vector<std::string> keys = {"k0", "k1", "k2"};
+  int asked = 0;
+  EndpointEval e;
+  e.unit = "rows";
+  e.evaluate = [&](cb::harness::ResponseCache* cache, const std::function<void(int, int)>&) {
+    for (const auto& k : keys) {
+      if (!cache->Get(k)) cache->Put(k, "answer to " + k), ++asked;
+    }
+    EndpointTally t;
+    t.units = 3;
+    return t;
+  };
+  e.params = [] { return nlohmann::json{{"items", 3}}; };
+  bool printed = false;
+  e.score = [&](const nlohmann::json&, const std::string&) { return TwoRows(&printed); };
+  auto answers_row = [&](int64_t run) {
+    const auto rows = cb::ledger::Ledger::Open(db).GetResults(run);
+    EXPECT_EQ(rows.size(), 3u);
+    return rows.back();
+  };
+  char arg0[] = "claimbench";
+  char* argv[] = {arg0, nullptr};
+  auto run_once = [&] {
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(RunEndpointEval({.ledger = db}, {1, argv}, "http://127.0.0.1:9", e), kExitOk);
+    ::testing::internal::GetCapturedStdout();
+  };
+  run_once();
+  EXPECT_EQ(asked, 3);
+  const cb::harness::Result first = answers_row(1);
+  EXPECT_EQ(first.suite, "flow");
+  EXPECT_EQ(first.case_name, "endpoint_answers");
+  EXPECT_EQ(first.metric, "answers_used");
+  EXPECT_EQ(first.value, 3);
+  EXPECT_EQ(first.output_hash.size(), 32u);
+
+  run_once();  // every answer from the cache
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(answers_row(2).output_hash, first.output_hash);
+
+  cb::ledger::Ledger::Open(db).CachePut("k1", "another answer");
+  run_once();
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(answers_row(3).value, 3);
+  EXPECT_NE(answers_row(3).output_hash, first.output_hash);
+  const auto report = cb::ledger::Ledger::Open(db).Verify();
+  EXPECT_TRUE(report.ok) << report.first_error;
+}
+
 }  // namespace
 }  // namespace cb::cli
