@@ -71,3 +71,8 @@ cb_fuzz_target(regenesis SOURCES suites/regenesis/regenesis_eval_fuzz.cpp
 cb_fuzz_target(hf_config SOURCES reference/lm/hf_checkpoint_fuzz.cpp reference/lm/hf_checkpoint.cpp
                LIBS cb_harness)
 cb_fuzz_target(fasta SOURCES suites/cbplm/fasta_fuzz.cpp suites/cbplm/fasta.cpp LIBS cb_harness)
+# Y4M/MP4: the containers are parsed by libavformat (not ours, not
+# instrumented); the target covers our reader around it.
+pkg_check_modules(FUZZ_LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libswscale libavutil)
+cb_fuzz_target(video SOURCES suites/videoniah/video_reader_fuzz.cpp suites/videoniah/video_io.cpp
+               suites/videoniah/media.cpp LIBS cb_harness PkgConfig::FUZZ_LIBAV ZLIB::ZLIB)
