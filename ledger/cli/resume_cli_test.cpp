@@ -45,12 +45,17 @@ class ResumeCliTest : public ClaimbenchTest {
            Count("SELECT count(*) FROM results WHERE run_id = 1") >
                Count("SELECT sum(own_results) FROM claims WHERE run_id = 1");
   }
-  // Starts kRun and stops it inside its third claim with `signal`.
+  // Starts kRun and stops it inside its third claim with `signal`. The run
+  // is frozen (SIGSTOP) as soon as it is seen there, so it stays there however
+  // slow the checks in between are (under ASan a claimbench start takes
+  // seconds, longer than the rest of the claim); the signal is taken when it
+  // continues.
   void CutOff(int signal) {
     std::vector<std::string> args = kRun;
     args.insert(args.end(), {"--ledger", Db()});
     const pid_t pid = Spawn(args, "first");
     const bool inside = WaitUntil([&] { return Exited(pid) || InsideThirdClaim(); }) && !Exited(pid);
+    if (inside) kill(pid, SIGSTOP);
     if (inside && signal == SIGKILL) {
       // A second resume while the writer is alive is refused, and writes nothing.
       const Output busy = Run({"run", "--resume", "1", "--ledger", Db()});
@@ -60,6 +65,7 @@ class ResumeCliTest : public ClaimbenchTest {
       EXPECT_EQ(Count("SELECT count(*) FROM runs"), 1);
     }
     kill(pid, inside ? signal : SIGKILL);
+    kill(pid, SIGCONT);
     const Output o = Wait(pid, "first");
     ASSERT_TRUE(inside) << "run 1 never stopped inside its third claim; stderr: " << o.err;
     EXPECT_EQ(o.exit_code, signal == SIGKILL ? 128 + SIGKILL : 3) << o.err;
