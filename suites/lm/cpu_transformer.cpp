@@ -636,6 +636,42 @@ double CpuTransformer::HiddenLossAndGrad(std::span<const int> tokens, int batch,
   return loss;
 }
 
+// REQUIRES (checked): a token model, x0 of batch x seq x D values.
+static void CheckEmbedded(bool patches, size_t got, int batch, int seq, int D) {
+  if (patches) throw std::invalid_argument("embedded input: a token model only (this one reads images)");
+  if (batch <= 0 || seq <= 0 || got != size_t(batch) * seq * D)
+    throw std::invalid_argument("embedded input: x0 must hold batch x seq x hidden = " +
+                                std::to_string(size_t(std::max(batch, 0)) * std::max(seq, 0) * D) +
+                                " values, got " + std::to_string(got));
+}
+
+std::vector<float> CpuTransformer::ForwardEmbedded(std::span<const float> x0, int batch, int seq) const {
+  CheckEmbedded(arch_.Patches(), x0.size(), batch, seq, config_.hidden_size);
+  if (seq > config_.max_position_embeddings)
+    throw std::invalid_argument("embedded input: " + std::to_string(seq) + " positions past max_position_embeddings");
+  return RunBlocks(std::vector<float>(x0.begin(), x0.end()), batch, seq, nullptr, nullptr);
+}
+
+double CpuTransformer::EmbeddedLossAndGrad(std::span<const float> x0, int batch, int seq,
+                                           const HiddenLoss& loss_fn, std::span<float> grad,
+                                           std::span<float> dx0) const {
+  CheckEmbedded(arch_.Patches(), x0.size(), batch, seq, config_.hidden_size);
+  if (seq > config_.max_position_embeddings)
+    throw std::invalid_argument("embedded input: " + std::to_string(seq) + " positions past max_position_embeddings");
+  CheckGradBuffer(grad);
+  if (dx0.size() != x0.size())
+    throw std::invalid_argument("embedded input: dx0 must hold as many values as x0 (" +
+                                std::to_string(x0.size()) + "), got " + std::to_string(dx0.size()));
+  Acts acts;
+  RunBlocks(std::vector<float>(x0.begin(), x0.end()), batch, seq, &acts, nullptr);
+  std::vector<float> dxf(acts.xf.size(), 0.0f);  // [M, D]
+  const double loss = loss_fn(acts.xf, dxf);
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, batch, seq, grad.data());
+  std::copy(dx.begin(), dx.end(), dx0.begin());
+  return loss;
+}
+
 void CpuTransformer::CheckGradBuffer(std::span<float> grad) const {
   if (grad.size() != params_.size())
     throw std::invalid_argument("cpu transformer: gradient buffer of " +

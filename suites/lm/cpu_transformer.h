@@ -172,6 +172,16 @@ class CpuTransformer {
   using HiddenLoss = std::function<double(std::span<const float> xf, std::span<float> dxf)>;
   double HiddenLossAndGrad(std::span<const int> tokens, int batch, int seq, const HiddenLoss& loss,
                            std::span<float> grad) const;
+  // The blocks on the caller's input embeddings x0 [B*T, D] (e.g. embedding
+  // rows with some dimensions overwritten, or a gradient wanted per position):
+  // ForwardEmbedded returns xf [B*T, D]; EmbeddedLossAndGrad runs `loss` on
+  // xf as HiddenLossAndGrad does, writes every block and final-norm gradient
+  // into `grad` (overwritten; the embedding and LM head stay 0: the caller
+  // owns x0) and d loss / d x0 into `dx0` [B*T, D] (overwritten). Token
+  // models only.
+  std::vector<float> ForwardEmbedded(std::span<const float> x0, int batch, int seq) const;
+  double EmbeddedLossAndGrad(std::span<const float> x0, int batch, int seq, const HiddenLoss& loss,
+                             std::span<float> grad, std::span<float> dx0) const;
 
   // Patch mode: class logits [B, num_labels] of `batch` images, each
   // [C, Hi, Wi] row-major, side by side in `images`; the mean cross-entropy

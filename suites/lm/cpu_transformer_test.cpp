@@ -269,6 +269,48 @@ TEST(CpuTransformer, HiddenLossEqualsTheLogitLossThroughTheHead) {
   }
 }
 
+// The blocks on caller-made embeddings: with x0 = embed[tokens] they give
+// HiddenLossAndGrad's xf and loss, and dx0 scattered into the embedding rows
+// gives its embedding gradient; every other tensor's gradient is the same.
+TEST(CpuTransformer, EmbeddedInputEqualsTokenInput) {
+  CB_FRESH_SEED(seed);
+  ref::Architecture arch;
+  arch.causal = false;
+  const CpuTransformer fast(ref::RandomInit(Small(false), seed, 0.2, arch));
+  cb::harness::Rng rng(seed, 5);
+  const int batch = 2, seq = 6, D = 32, V = 37, M = batch * seq;
+  const std::vector<int> tokens = RandomTokens(rng, M, V);
+  std::vector<float> r(size_t(M) * D);
+  for (float& x : r) x = static_cast<float>(rng.Normal());
+  const CpuTransformer::HiddenLoss loss = [&](std::span<const float> xf, std::span<float> dxf) {
+    double l = 0;
+    for (size_t i = 0; i < r.size(); ++i) l += r[i] * xf[i] * xf[i], dxf[i] = 2 * r[i] * xf[i];
+    return l;
+  };
+  const ParamSlot& embed = fast.slot("model.embed_tokens.weight");
+  std::vector<float> x0(size_t(M) * D);
+  for (int t = 0; t < M; ++t)
+    std::copy_n(&fast.params()[embed.offset + size_t(tokens[t]) * D], D, &x0[size_t(t) * D]);
+  std::vector<float> g_tokens(fast.num_params()), g_embedded(fast.num_params(), -1.0f), dx0(x0.size(), -1.0f);
+  const double l1 = fast.HiddenLossAndGrad(tokens, batch, seq, loss, g_tokens);
+  const double l2 = fast.EmbeddedLossAndGrad(x0, batch, seq, loss, g_embedded, dx0);
+  EXPECT_EQ(l1, l2);
+  for (size_t i = 0; i < embed.size; ++i) ASSERT_EQ(g_embedded[embed.offset + i], 0.0f);
+  for (int t = 0; t < M; ++t)
+    for (int i = 0; i < D; ++i) g_embedded[embed.offset + size_t(tokens[t]) * D + i] += dx0[size_t(t) * D + i];
+  for (size_t i = 0; i < g_tokens.size(); ++i) ASSERT_NEAR(g_embedded[i], g_tokens[i], 1e-6 * (1 + std::abs(g_tokens[i]))) << i;
+  const std::vector<float> xf = fast.ForwardEmbedded(x0, batch, seq);
+  double l3 = 0;
+  for (size_t i = 0; i < r.size(); ++i) l3 += r[i] * xf[i] * xf[i];
+  EXPECT_EQ(l1, l3);
+  // A changed input dimension changes the output (the input is read, not the tokens).
+  x0[3] += 1.0f;
+  EXPECT_NE(fast.ForwardEmbedded(x0, batch, seq), xf);
+  EXPECT_THROW(fast.ForwardEmbedded(std::vector<float>(5), 1, 1), std::invalid_argument);
+  std::vector<float> short_dx0(3);
+  EXPECT_THROW(fast.EmbeddedLossAndGrad(x0, batch, seq, loss, g_embedded, short_dx0), std::invalid_argument);
+}
+
 TEST(CpuTransformer, KvCacheDecodeEqualsRecomputation) {
   CB_FRESH_SEED(seed);
   const ref::Transformer r = ref::RandomInit(Small(false), seed, 0.2);
