@@ -88,15 +88,45 @@ Batch SampleBatch(std::span<const int> stream, int batch, int seq, uint64_t seed
   return b;
 }
 
+namespace {
+
+// CpuTransformer as a TrainableModel.
+class CpuTrainable : public TrainableModel {
+ public:
+  explicit CpuTrainable(CpuTransformer& model) : model_(model) {}
+  std::vector<float>& params() override { return model_.params(); }
+  const std::vector<ParamSlot>& slots() const override { return model_.slots(); }
+  double LossAndGrad(const Batch& b, std::span<float> grad) const override {
+    return model_.LossAndGrad(b, grad);
+  }
+  double Loss(const Batch& b) const override { return model_.Loss(b); }
+
+ private:
+  CpuTransformer& model_;
+};
+
+}  // namespace
+
 Trainer::Trainer(CpuTransformer& model, std::vector<int> stream, TrainOptions options,
                  OptimizerState state, LoraAdapters* lora)
-    : model_(model), stream_(std::move(stream)), options_(options), state_(std::move(state)),
-      lora_(lora) {
+    : owned_(std::make_unique<CpuTrainable>(model)), model_(owned_.get()), cpu_(&model),
+      stream_(std::move(stream)), options_(options), state_(std::move(state)), lora_(lora) {
+  Init();
+}
+
+Trainer::Trainer(TrainableModel& model, std::vector<int> stream, TrainOptions options,
+                 OptimizerState state)
+    : model_(&model), stream_(std::move(stream)), options_(options), state_(std::move(state)),
+      lora_(nullptr) {
+  Init();
+}
+
+void Trainer::Init() {
   options_.Validate();
   if (static_cast<int64_t>(stream_.size()) < options_.seq + 2)
     throw std::invalid_argument("train: the token stream has " + std::to_string(stream_.size()) +
                                 " tokens, fewer than seq + 2 = " + std::to_string(options_.seq + 2));
-  const size_t n = lora_ ? lora_->num_params() : model_.num_params();
+  const size_t n = lora_ ? lora_->num_params() : model_->params().size();
   if (state_.m.empty()) {
     state_.m.assign(n, 0.0f);
     state_.v.assign(n, 0.0f);
@@ -106,12 +136,12 @@ Trainer::Trainer(CpuTransformer& model, std::vector<int> stream, TrainOptions op
                                 " values for " + std::to_string(n) + " trainable values");
   decay_.assign(n, 1);  // LoRA's A and B are matrices: all decay
   if (!lora_)
-    for (const ParamSlot& s : model_.slots())
+    for (const ParamSlot& s : model_->slots())
       if (s.shape.size() < 2) std::fill_n(decay_.begin() + s.offset, s.size, uint8_t{0});
-  grad_.resize(model_.num_params());
+  grad_.resize(model_->params().size());
   if (lora_) {
     lora_grad_.resize(n);
-    lora_->Apply(model_);
+    lora_->Apply(*cpu_);
   }
 }
 
@@ -119,10 +149,10 @@ StepReport Trainer::Step() {
   const int s = state_.step;
   const Batch b = SampleBatch(stream_, options_.batch, options_.seq, options_.seed, s);
   StepReport rep;
-  rep.loss = model_.LossAndGrad(b, grad_);
+  rep.loss = model_->LossAndGrad(b, grad_);
   std::vector<float>& g = lora_ ? lora_grad_ : grad_;
   if (lora_) lora_->Project(grad_, lora_grad_);
-  std::vector<float>& w = lora_ ? lora_->params() : model_.params();
+  std::vector<float>& w = lora_ ? lora_->params() : model_->params();
 
   double sq = 0;
   for (float x : g) sq += double(x) * x;
@@ -146,7 +176,7 @@ StepReport Trainer::Step() {
     w[i] -= lr * (state_.m[i] / c1) / (std::sqrt(state_.v[i] / c2) + eps);
   }
   if (moment_hook_) moment_hook_(t, state_.m, state_.v);
-  if (lora_) lora_->Apply(model_);
+  if (lora_) lora_->Apply(*cpu_);
   state_.step = t;
   rep.step = t;
   return rep;
@@ -166,7 +196,7 @@ int Trainer::Run(const std::function<void(const StepReport&)>& on_step,
 double Trainer::Evaluate(std::span<const int> stream, int batches, uint64_t seed) const {
   double sum = 0;
   for (int i = 0; i < batches; ++i)
-    sum += model_.Loss(SampleBatch(stream, options_.batch, options_.seq, seed, i));
+    sum += model_->Loss(SampleBatch(stream, options_.batch, options_.seq, seed, i));
   return sum / batches;
 }
 

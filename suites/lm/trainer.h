@@ -1,6 +1,7 @@
 // File: suites/lm/trainer.h
 // -----------------------------------------------------------------------------
-// Training of the fp32 CPU transformer (cpu_transformer.h): AdamW with
+// Training of the fp32 CPU transformer (cpu_transformer.h), or of any
+// TrainableModel (the neural-ODE transformer of suites/odeformer): AdamW with
 // decoupled weight decay, a cosine schedule with linear warm-up, global-norm
 // gradient clipping, fp32 master weights, random windows of a token stream as
 // batches; optionally LoRA adapters (lora.h) instead of the full weights.
@@ -29,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,8 +87,25 @@ struct StepReport {
 // store them quantized this way. Empty (the default): fp32 moments.
 using MomentHook = std::function<void(int step, std::span<float> m, std::span<float> v)>;
 
+// What the trainer can train besides CpuTransformer (e.g. the neural-ODE
+// transformer of suites/odeformer): a flat fp32 parameter buffer, its tensors
+// (weight decay applies to those of rank >= 2) and the batch loss with its
+// gradient [params().size()], as CpuTransformer's members of the same names.
+class TrainableModel {
+ public:
+  virtual ~TrainableModel() = default;
+  virtual std::vector<float>& params() = 0;
+  virtual const std::vector<ParamSlot>& slots() const = 0;
+  virtual double LossAndGrad(const Batch& batch, std::span<float> grad) const = 0;
+  virtual double Loss(const Batch& batch) const = 0;
+};
+
 class Trainer {
  public:
+  // Any TrainableModel, all its values trained (no LoRA); it must outlive the
+  // trainer.
+  Trainer(TrainableModel& model, std::vector<int> stream, TrainOptions options,
+          OptimizerState state = {});
   // Trains all of `model`'s weights, or only `lora`'s adapters when given (the
   // model then holds base + adapters after every step). Both must outlive the
   // trainer. `state` may come from a checkpoint (its step is where to resume).
@@ -106,7 +125,11 @@ class Trainer {
   double Evaluate(std::span<const int> stream, int batches, uint64_t seed) const;
 
  private:
-  CpuTransformer& model_;
+  void Init();  // validates the options and sizes the optimizer state
+
+  std::unique_ptr<TrainableModel> owned_;  // the CpuTransformer adapter
+  TrainableModel* model_;
+  CpuTransformer* cpu_ = nullptr;  // for LoRA
   std::vector<int> stream_;
   TrainOptions options_;
   OptimizerState state_;
