@@ -16,6 +16,7 @@
 
 #include "fixtures/fresh_seed.h"
 #include "generators/proteins.h"
+#include "suites/cbplm/cb_experiment.h"
 #include "suites/cbplm/cb_mlm.h"
 
 namespace cb::cbplm {
@@ -137,6 +138,39 @@ TEST(CbMlm, BadInputIsOneLine) {
   CbMlm m(Conditioning::kNone, kTiny, 1);
   const std::vector<CbExample> wrong = {MakeExample(std::string(10, 'A'))};
   EXPECT_THROW(m.Train(wrong, {.steps = 1}), std::invalid_argument);
+}
+
+TEST(CbExperiment, SpearmanHandWorkedWithTies) {
+  EXPECT_DOUBLE_EQ(Spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(Spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  // ranks a = (0, 1, 2.5, 2.5) -> centred (-1.5, -0.5, 1, 1); b = (0, 1, 2, 3) -> (-1.5, -0.5, 0.5, 1.5):
+  // Σab = 2.25 + 0.25 + 0.5 + 1.5 = 4.5, Σa² = 4.5, Σb² = 5.
+  EXPECT_NEAR(Spearman({1, 2, 5, 5}, {1, 2, 3, 4}), 4.5 / std::sqrt(4.5 * 5.0), 1e-15);
+  EXPECT_EQ(Spearman({1, 1, 1}, {1, 2, 3}), 0.0);
+  EXPECT_THROW(Spearman({1}, {1}), std::invalid_argument);
+}
+
+// One seed at a tiny scale: every unit has a non-zero optimum, no method
+// beats it (Δ/Δ* <= 1), edits stay within k, the map check is exact.
+TEST(CbExperiment, OneTinySeedKeepsItsInvariants) {
+  CB_FRESH_SEED(seed);
+  CbScale sc;
+  sc.train_count = 32, sc.test_count = 4, sc.length = 24, sc.edits = 3;
+  sc.shape = kTiny;
+  sc.train = {.steps = 20, .batch = 8};
+  const CbSeedRun run = RunCbSeed(sc, seed);
+  ASSERT_FALSE(run.units.empty());
+  for (const InterventionUnit& u : run.units) {
+    EXPECT_NE(u.delta_star, 0.0);
+    for (double d : {u.delta_cb, u.delta_pre, u.delta_cb_random, u.delta_none})
+      EXPECT_LE(d / u.delta_star, 1.0 + 1e-9) << "beats the exact optimum";
+    EXPECT_LE(u.changed_cb, sc.edits);
+    EXPECT_LE(u.changed_pre, sc.edits);
+  }
+  EXPECT_EQ(run.masked.size(), 4u);
+  EXPECT_LE(run.map_max_abs_error, 1e-12 * std::max(1.0, run.map_scale));
+  EXPECT_GT(run.map_scale, 0.0);
+  EXPECT_THROW(RunCbSeed(CbScale{.length = 30}, seed), std::invalid_argument);  // seq != length + 1
 }
 
 }  // namespace
