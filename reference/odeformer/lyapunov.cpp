@@ -55,6 +55,20 @@ void HouseholderQr(std::vector<double>& a, int D, std::vector<double>& r_diag) {
   a = std::move(q);
 }
 
+std::vector<double> TokenScores(const LyapunovResult& r) {
+  std::vector<double> score(r.tokens);
+  for (int k = 0; k < r.tokens; ++k) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (int d = 0; d < r.dim; ++d) {
+      double sum = 0;
+      for (int i = 0; i < r.steps; ++i) sum += r.lambda[(size_t(i) * r.tokens + k) * r.dim + d];
+      best = std::max(best, sum);
+    }
+    score[k] = best;
+  }
+  return score;
+}
+
 LyapunovResult LyapunovQr(int steps, int tokens, int dim, double dt,
                           const std::function<std::vector<double>(int step)>& jacobians) {
   const size_t DD = size_t(dim) * dim;
@@ -85,15 +99,7 @@ LyapunovResult LyapunovQr(int steps, int tokens, int dim, double dt,
         res.lambda[(size_t(i) * tokens + k) * dim + d] = std::log(std::abs(r[d]));
     }
   }
-  for (int k = 0; k < tokens; ++k) {
-    double best = -std::numeric_limits<double>::infinity();
-    for (int d = 0; d < dim; ++d) {
-      double sum = 0;
-      for (int i = 0; i < steps; ++i) sum += res.lambda[(size_t(i) * tokens + k) * dim + d];
-      best = std::max(best, sum);
-    }
-    res.score[k] = best;
-  }
+  res.score = TokenScores(res);
   return res;
 }
 

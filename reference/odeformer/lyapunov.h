@@ -35,6 +35,9 @@ struct LyapunovResult {
   std::vector<double> score;   // [tokens]: max_d sum_i lambda[i, k, d]
 };
 
+// score[k] = max_d sum_i lambda[i, k, d] of a result's lambda.
+std::vector<double> TokenScores(const LyapunovResult& r);
+
 // The QR iteration for any Jacobians: jacobians(i) returns [tokens, dim, dim]
 // (J_k of step i, row-major).
 LyapunovResult LyapunovQr(int steps, int tokens, int dim, double dt,

@@ -229,6 +229,9 @@ std::vector<double> OdeTransformer::Embed(std::span<const int> tokens) const {
 std::vector<std::vector<double>> OdeTransformer::Trajectory(std::span<const double> x0, int n,
                                                             int steps, TimeGrid grid) const {
   if (steps < 1) throw std::invalid_argument("odeformer: steps must be >= 1");
+  if (n < 1 || x0.size() != size_t(n) * config_.hidden_size)
+    throw std::invalid_argument("odeformer: a state of " + std::to_string(x0.size()) + " values is not [" +
+                                std::to_string(n) + ", " + std::to_string(config_.hidden_size) + "]");
   const double dt = 1.0 / steps;
   std::vector<std::vector<double>> traj;
   std::vector<double> x(x0.begin(), x0.end());

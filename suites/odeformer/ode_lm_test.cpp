@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures/fresh_seed.h"
+
 #include "reference/odeformer/odeformer.h"
 #include "suites/lm/trainer.h"
 #include "suites/odeformer/ode_lm.h"
@@ -22,12 +24,11 @@ ro::OdeConfig Small() {
 }
 
 TEST(OdeLm, BatchLossAndGradientAreTheReferencesAveragedOverRows) {
-  const uint64_t seed = std::random_device{}();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   const ro::OdeConfig c = Small();
   OdeLm lm(c, ro::RandomParams(c, seed));
   std::vector<int> stream;
-  std::mt19937 gen(seed);
+  std::mt19937 gen(static_cast<uint32_t>(seed));
   for (int i = 0; i < 200; ++i) stream.push_back(int(gen() % 13));
   const lm_suite::Batch b = lm_suite::SampleBatch(stream, 3, 6, seed, 0);
   std::vector<float> grad(lm.params().size());

@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include <gtest/gtest.h>
+
+#include "fixtures/fresh_seed.h"
 
 #include "harness/random.h"
 #include "reference/odeformer/jacobian.h"
@@ -24,8 +25,6 @@ OdeConfig Tiny() {
   return {.vocab_size = 11, .hidden_size = 8, .num_heads = 2, .mlp_size = 16, .num_steps = 3,
           .max_positions = 8, .sinusoidal_dim = 4, .tembed_dim = 3};
 }
-
-uint64_t FreshSeed() { return std::random_device{}(); }
 
 // Random params with every tensor non-trivial (the default init leaves the
 // LayerNorms' fw, fb at 0 and fw_b at 0, which would hide their gradients).
@@ -56,8 +55,7 @@ TEST(OdeGrid, ForwardIsOneStepAheadOfTheAnalyses) {
 
 TEST(OdeModel, LossAndGradMatchCentralDifferences) {
   const OdeConfig c = Tiny();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   OdeParams p = Rough(c, seed);
   const std::vector<int> tokens{3, 1, 4, 1, 5, 9};
   OdeParams grad;
@@ -88,8 +86,7 @@ TEST(OdeModel, LossAndGradMatchCentralDifferences) {
 
 TEST(OdeJacobian, MatchesCentralDifferencesForEveryRowPair) {
   const OdeConfig c = Tiny();
-  const uint64_t seed = FreshSeed();
-  SCOPED_TRACE(seed);
+  CB_FRESH_SEED(seed);
   const OdeTransformer model(c, Rough(c, seed));
   const BlockWeights w = model.WeightsAt(0.4);
   harness::Rng rng(seed, 3);
@@ -139,7 +136,8 @@ TEST(OdeModel, BadInputIsOneLineError) {
 }
 
 TEST(OdeQr, IsOrthogonalTimesUpperTriangular) {
-  harness::Rng rng(FreshSeed(), 4);
+  CB_FRESH_SEED(seed);
+  harness::Rng rng(seed, 4);
   const int D = 6;
   std::vector<double> a(D * D);
   for (double& e : a) e = rng.Normal();
@@ -197,7 +195,8 @@ TEST(OdeLyapunov, NormalFieldApproachesTheRealPartsOfItsEigenvalues) {
   pair(0, 0.8, 2.0);
   pair(2, -1.1, 0.7);
   B[4 * D + 4] = 0.2;
-  harness::Rng rng(FreshSeed(), 5);
+  CB_FRESH_SEED(seed);
+  harness::Rng rng(seed, 5);
   std::vector<double> U(D * D), r;
   for (double& e : U) e = rng.Normal();
   HouseholderQr(U, D, r);
@@ -221,8 +220,9 @@ TEST(OdeLyapunov, NormalFieldApproachesTheRealPartsOfItsEigenvalues) {
 }
 
 TEST(OdeLyapunov, LaterTokensThanTheOutputRowHaveZeroExponents) {
+  CB_FRESH_SEED(seed);
   const OdeConfig c = Tiny();
-  const OdeTransformer model(c, RandomParams(c, FreshSeed()));
+  const OdeTransformer model(c, RandomParams(c, seed));
   const LyapunovResult r = ModelLyapunov(model, std::vector<int>{1, 2, 3, 4}, /*j=*/1);
   for (int i = 0; i < r.steps; ++i)
     for (int k = 2; k < 4; ++k)
@@ -242,10 +242,11 @@ TEST(OdeSpectral, EigenvaluesSortLikeNumpyAndDropImaginaryParts) {
 }
 
 TEST(OdeSpectral, QkRankIsAtMostTheHeadSize) {
+  CB_FRESH_SEED(seed);
   OdeConfig c = Tiny();
   c.hidden_size = 12;
   c.num_heads = 3;
-  const OdeTransformer model(c, Rough(c, FreshSeed()));
+  const OdeTransformer model(c, Rough(c, seed));
   const BlockWeights w = model.WeightsAt(0.5);
   for (int h = 0; h < c.num_heads; ++h) {
     EXPECT_EQ(NumericalRank(QkMatrix(c, w, h), 12, 12), c.HeadSize());
