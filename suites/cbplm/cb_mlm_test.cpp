@@ -16,6 +16,7 @@
 
 #include "fixtures/fresh_seed.h"
 #include "generators/proteins.h"
+#include "harness/random.h"
 #include "suites/cbplm/cb_experiment.h"
 #include "suites/cbplm/cb_mlm.h"
 
@@ -37,15 +38,34 @@ double Mean(const std::vector<double>& x, size_t from, size_t to) {
   return s / double(to - from);
 }
 
+// Low-entropy residues (70% A, 10% each of G, L, K: ~0.94 nats against the
+// ln 22 = 3.09 of the near-uniform initial logits), so that 80 steps of
+// learning show far above batch noise. (Generated proteins have ~2.9 nats of
+// composition entropy: a tiny model's first steps there move the loss by
+// about its noise.)
+std::vector<CbExample> SkewedExamples(uint64_t seed, int count) {
+  harness::Rng rng(seed, 77);
+  std::vector<CbExample> out;
+  for (int i = 0; i < count; ++i) {
+    std::string q(24, 'A');
+    for (char& c : q) {
+      const double u = rng.Uniform();
+      c = u < 0.7 ? 'A' : u < 0.8 ? 'G' : u < 0.9 ? 'L' : 'K';
+    }
+    out.push_back(MakeExample(q));
+  }
+  return out;
+}
+
 TEST(CbMlm, TrainingLowersTheLossOfEveryModel) {
   CB_FRESH_SEED(seed);
-  const std::vector<CbExample> data = Examples(seed, 64);
+  const std::vector<CbExample> data = SkewedExamples(seed, 64);
   for (Conditioning c : {Conditioning::kCbm, Conditioning::kPreEncoder, Conditioning::kNone}) {
     SCOPED_TRACE(ConditioningName(c));
     CbMlm model(c, kTiny, seed);
     const std::vector<double> losses = model.Train(data, {.steps = 80, .batch = 8, .lr = 1e-2, .seed = seed});
     ASSERT_EQ(losses.size(), 80u);
-    EXPECT_LT(Mean(losses, 60, 80), Mean(losses, 0, 20) - 0.1);
+    EXPECT_LT(Mean(losses, 60, 80), Mean(losses, 0, 20) - 0.5);
   }
 }
 
