@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <stdexcept>
 
@@ -231,7 +232,7 @@ std::vector<double> CbMlm::Train(std::span<const CbExample> data, const CbTrainO
     norm = std::sqrt(norm);
     const double scale = (o.clip > 0 && norm > o.clip) ? o.clip / norm : 1.0;
     const double p = s < warmup ? 0 : double(s - warmup) / std::max(1, o.steps - warmup);
-    const double lr = s < warmup ? o.lr * (s + 1) / warmup : o.lr * (0.1 + 0.9 * 0.5 * (1 + std::cos(M_PI * p)));
+    const double lr = s < warmup ? o.lr * (s + 1) / warmup : o.lr * (0.1 + 0.9 * 0.5 * (1 + std::cos(std::numbers::pi * p)));
     const double c1 = 1 - std::pow(b1, s + 1), c2 = 1 - std::pow(b2, s + 1);
     std::vector<float>& w32 = encoder_.params();
     for (size_t i = 0; i < P32; ++i) {
