@@ -169,6 +169,14 @@ OdeParams RandomParams(const OdeConfig& c, uint64_t seed) {
   return p;
 }
 
+OdeParams PerturbedParams(const OdeConfig& c, uint64_t seed, double sd) {
+  OdeParams p = RandomParams(c, seed);
+  harness::Rng rng(seed, 1);
+  for (ParamView& v : ListParams(p))
+    for (double& x : *v.data) x += sd * rng.Normal();
+  return p;
+}
+
 // -----------------------------------------------------------------------------
 // The model
 

@@ -171,6 +171,10 @@ class OdeTransformer {
 // the LayerNorms' fw, fb zero (gamma = 1, beta = 0 at every t); lin1 / lin2
 // uniform(+-1/sqrt(fan_in)) as a Linear's default.
 OdeParams RandomParams(const OdeConfig& config, uint64_t seed);
+// RandomParams plus N(0, sd^2) on every value, so the tables that start at
+// zero (the LayerNorms' fw, fb, the Linears' fw_b) take part too (tests and
+// claims that need a block far from its initialisation).
+OdeParams PerturbedParams(const OdeConfig& config, uint64_t seed, double sd);
 // Zero parameters of `config`'s shapes (a gradient accumulator).
 OdeParams ZeroParams(const OdeConfig& config);
 

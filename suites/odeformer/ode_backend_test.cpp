@@ -23,11 +23,7 @@ namespace ro = cb::ref::odeformer;
 ro::OdeTransformer FreshModel(uint64_t seed, int D, int H) {
   const ro::OdeConfig c{.vocab_size = 50, .hidden_size = D, .num_heads = H, .mlp_size = 3 * D, .num_steps = 5,
                         .max_positions = 24, .sinusoidal_dim = 6, .tembed_dim = 4};
-  ro::OdeParams p = ro::RandomParams(c, seed);
-  harness::Rng rng(seed, 1);
-  for (ro::ParamView& v : ro::ListParams(p))
-    for (double& x : *v.data) x += 0.2 * rng.Normal();
-  return ro::OdeTransformer(c, std::move(p));
+  return ro::OdeTransformer(c, ro::PerturbedParams(c, seed, 0.2));
 }
 
 std::vector<int> FreshTokens(uint64_t seed, int n) {

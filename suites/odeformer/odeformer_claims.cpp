@@ -48,11 +48,7 @@ CB_CLAIM_DEFAULTS({.paper = "Neural ODE Transformers (Tong et al., ICLR 2025)",
 
 // A random model whose block is far from the identity (so errors are visible).
 ro::OdeTransformer RoughModel(const ro::OdeConfig& c, uint64_t seed) {
-  ro::OdeParams p = ro::RandomParams(c, seed);
-  h::Rng rng(seed, 1);
-  for (ro::ParamView& v : ro::ListParams(p))
-    for (double& x : *v.data) x += 0.2 * rng.Normal();
-  return ro::OdeTransformer(c, std::move(p));
+  return ro::OdeTransformer(c, ro::PerturbedParams(c, seed, 0.2));
 }
 
 std::vector<int> RandomTokens(int n, int vocab, uint64_t seed) {

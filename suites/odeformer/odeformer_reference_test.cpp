@@ -26,15 +26,9 @@ OdeConfig Tiny() {
           .max_positions = 8, .sinusoidal_dim = 4, .tembed_dim = 3};
 }
 
-// Random params with every tensor non-trivial (the default init leaves the
-// LayerNorms' fw, fb at 0 and fw_b at 0, which would hide their gradients).
-OdeParams Rough(const OdeConfig& c, uint64_t seed) {
-  OdeParams p = RandomParams(c, seed);
-  harness::Rng rng(seed, 1);
-  for (ParamView& v : ListParams(p))
-    for (double& x : *v.data) x += 0.3 * rng.Normal();
-  return p;
-}
+// Every tensor non-trivial (the default init leaves the LayerNorms' fw, fb and
+// the Linears' fw_b at 0, which would hide their gradients).
+OdeParams Rough(const OdeConfig& c, uint64_t seed) { return PerturbedParams(c, seed, 0.3); }
 
 TEST(OdeTimeFeatures, AreTheSinusoidsOfQkvflow) {
   const std::vector<double> s = TimeFeatures(0.25, 4);
