@@ -8,6 +8,7 @@
 #include "reference/protparam/protparam.h"
 #include "reference/protparam/tables.h"
 #include "suites/cbplm/cb_cuda.h"
+#include "suites/lm/cuda_transformer.h"
 
 namespace cb::cbplm {
 namespace {
@@ -87,6 +88,28 @@ HeadForwardResult CbHeadForward(h::Backend backend, const ref::cbplm::CbHead& he
                     r.logits.data());
 #endif
   return r;
+}
+
+std::vector<float> CbMlmLogits(h::Backend backend, const CbMlm& model, const std::vector<int>& tokens, int batch,
+                               const std::vector<float>& c_in) {
+  RequireBackend(backend);
+  if (model.conditioning() != Conditioning::kCbm || !model.head())
+    throw std::invalid_argument("cbplm: CbMlmLogits takes the concept-bottleneck model only");
+  const int T = model.shape().seq;
+  if (backend == h::Backend::kCpu) {
+    const std::vector<double> cin(c_in.begin(), c_in.end());
+    const std::vector<double> logits = model.Logits(tokens, batch, cin);
+    return std::vector<float>(logits.begin(), logits.end());
+  }
+#if CB_HAVE_CUDA
+  if (batch < 1 || tokens.size() != size_t(batch) * T)
+    throw std::invalid_argument("cb mlm: tokens must hold batch x " + std::to_string(T) + " ids");
+  const lm_suite::CudaTransformer encoder(model.encoder());
+  const std::vector<float> xf = encoder.ForwardHiddenBatch(tokens, batch, T);
+  return CbHeadForward(backend, *model.head(), xf, batch, T, c_in).logits;
+#else
+  return {};
+#endif
 }
 
 }  // namespace cb::cbplm

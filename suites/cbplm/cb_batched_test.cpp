@@ -74,6 +74,27 @@ TEST_P(CbBatchedTest, HeadForwardAgreesWithFp64) {
   EXPECT_THROW(CbHeadForward(backend(), head, std::vector<float>(5), B, T, {}), std::invalid_argument);
 }
 
+TEST_P(CbBatchedTest, CbMlmForwardAgreesWithTheCpuPath) {
+  CB_FRESH_SEED(seed);
+  const CbShape shape{.hidden = 32, .layers = 2, .heads = 4, .intermediate = 64, .seq = 13};
+  const CbMlm model(Conditioning::kCbm, shape, seed);
+  harness::Rng rng(seed, 3);
+  const int B = 3;
+  std::vector<int> tokens(size_t(B) * shape.seq);
+  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = i % shape.seq == 0 ? kClsToken : int(rng.UniformInt(0, 21));
+  std::vector<float> c_in(size_t(B) * kNumCbConcepts);
+  for (float& v : c_in) v = float(rng.Uniform());
+  for (bool given : {false, true}) {
+    SCOPED_TRACE(given ? "given concepts" : "predicted concepts");
+    const std::vector<float> cin = given ? c_in : std::vector<float>{};
+    const std::vector<double> want = model.Logits(tokens, B, std::vector<double>(cin.begin(), cin.end()));
+    EXPECT_TRUE(AllClose(std::span<const float>(CbMlmLogits(backend(), model, tokens, B, cin)), want, 1e-4, 1e-4));
+  }
+  const CbMlm pre(Conditioning::kPreEncoder, shape, seed);
+  EXPECT_THROW(CbMlmLogits(backend(), pre, tokens, B, {}), std::invalid_argument);
+  EXPECT_THROW(CbMlmLogits(backend(), model, std::vector<int>(5, 0), B, {}), std::invalid_argument);
+}
+
 CB_INSTANTIATE_BACKENDS(CbBatchedTest);
 
 }  // namespace

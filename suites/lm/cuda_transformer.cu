@@ -889,6 +889,17 @@ std::vector<float> CudaTransformer::Forward(std::span<const int> tokens) const {
 
 std::vector<float> CudaTransformer::ForwardBatch(std::span<const int> tokens, int batch,
                                                  int seq) const {
+  RunTokens(tokens, batch, seq);
+  return DownloadFloats(impl_->logits.data(), tokens.size() * impl_->V);
+}
+
+std::vector<float> CudaTransformer::ForwardHiddenBatch(std::span<const int> tokens, int batch,
+                                                       int seq) const {
+  RunTokens(tokens, batch, seq);
+  return DownloadFloats(impl_->xf.data(), tokens.size() * impl_->D);
+}
+
+void CudaTransformer::RunTokens(std::span<const int> tokens, int batch, int seq) const {
   Impl& m = *impl_;
   if (tokens.empty()) throw std::invalid_argument("cuda transformer: empty token sequence");
   if (batch <= 0 || seq <= 0) throw std::invalid_argument("cuda transformer: empty batch");
@@ -898,7 +909,6 @@ std::vector<float> CudaTransformer::ForwardBatch(std::span<const int> tokens, in
   m.CheckTokens(tokens, seq);
   UploadTo(m.tokens, tokens);
   m.Run(batch, seq, false, nullptr);
-  return DownloadFloats(m.logits.data(), tokens.size() * m.V);
 }
 
 double CudaTransformer::Loss(const Batch& b) const {

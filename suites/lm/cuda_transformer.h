@@ -111,6 +111,9 @@ class CudaTransformer {
   std::vector<float> Forward(std::span<const int> tokens) const;
   // Logits [B*T, V] of a batch (positions 0..T-1 in every sequence).
   std::vector<float> ForwardBatch(std::span<const int> tokens, int batch, int seq) const;
+  // The final-norm hidden states xf [B*T, D] of the same pass (what a head
+  // other than the LM head reads, e.g. CB-pLM's concept bottleneck).
+  std::vector<float> ForwardHiddenBatch(std::span<const int> tokens, int batch, int seq) const;
   // The batch's weighted mean cross-entropy; `grad` [num_params] receives its
   // gradient, downloaded in the flat layout (overwritten).
   double LossAndGrad(const Batch& batch, std::span<float> grad) const;
@@ -135,6 +138,9 @@ class CudaTransformer {
   double TimeDecodeStep(int token, CudaKvCache& cache) const;
 
  private:
+  // Checks and uploads a batch of tokens and runs the forward pass.
+  void RunTokens(std::span<const int> tokens, int batch, int seq) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -187,6 +187,27 @@ TEST_P(CudaTransformerTest, LogitsMatchTheFp64Reference) {
 #endif
 }
 
+TEST_P(CudaTransformerTest, HiddenStatesMatchTheCpuPath) {
+#if CB_HAVE_CUDA
+  CB_FRESH_SEED(seed);
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const CpuTransformer cpu(ref::RandomInit(c.config, seed, kInitStd, c.arch));
+    const CudaTransformer gpu(cpu);
+    const int B = 2, T = 9, D = c.config.hidden_size;
+    const std::vector<int> tokens = RandomTokens(seed, 3, B * T, c.config.vocab_size);
+    const ParamSlot& embed = cpu.slot("model.embed_tokens.weight");
+    std::vector<float> x0;
+    for (int t : tokens)
+      x0.insert(x0.end(), cpu.params().begin() + embed.offset + size_t(t) * D,
+                cpu.params().begin() + embed.offset + size_t(t + 1) * D);
+    const std::vector<float> want = cpu.ForwardEmbedded(x0, B, T);
+    const std::vector<double> want64(want.begin(), want.end());
+    EXPECT_TRUE(cb::testing::AllClose(gpu.ForwardHiddenBatch(tokens, B, T), want64, kLogitAtol, kLogitRtol));
+  }
+#endif
+}
+
 TEST_P(CudaTransformerTest, LossAndEveryGradientMatchTheFp64Reference) {
 #if CB_HAVE_CUDA
   CB_FRESH_SEED(seed);
