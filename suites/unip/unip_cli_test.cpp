@@ -3,9 +3,11 @@
 // `claimbench eval unip --attention FILE` end to end: a three-layer dump whose
 // NMI is known in closed form (identity, windows, uniform, each with a CLS
 // row and column around it), the NMI-HAD choice, JSON, and every bad input as
-// one line naming the file.
+// one line naming the file; `claimbench gen segscenes` read back against the
+// generator, never over an existing file, a bad parameter as one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/cli_test_util.h"
+#include "generators/segscenes.h"
 #include "harness/safetensors.h"
 
 namespace cb::cli::testing {
@@ -98,6 +101,39 @@ TEST_F(UnipCliTest, EveryMutationOfADumpIsNamed) {
   WriteDump("m.safetensors");
   ExpectMutationsNameTheFile({"eval", "unip", "--attention", "m.safetensors"}, "m.safetensors",
                              ReadFile(Path("m.safetensors")));
+}
+
+TEST_F(UnipCliTest, GenSegScenesWritesTheGeneratorsScenes) {
+  const Output o = Run({"gen", "segscenes", "--out", "s.safetensors", "--count", "3", "--size", "24", "--classes",
+                        "3", "--seed", "9"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const cb::gen::SegScenes want =
+      cb::gen::MakeSegScenes({.size = 24, .classes = 3, .min_objects = 2, .max_objects = 4, .count = 3, .seed = 9});
+  EXPECT_NE(o.err.find("3 scenes of 24x24 -> s.safetensors (segscenes v1, content hash " + want.hash.Hex()),
+            std::string::npos)
+      << o.err;
+  const auto f = cb::harness::SafetensorsFile::Open(Path("s.safetensors"));
+  EXPECT_EQ(f.metadata().at("content_hash"), want.hash.Hex());
+  EXPECT_EQ(f.Find("rgb")->shape, (std::vector<int64_t>{3, 24, 24, 3}));
+  EXPECT_EQ(f.Find("ir")->shape, (std::vector<int64_t>{3, 24, 24}));
+  const std::vector<double> rgb = f.ReadAsDouble("rgb"), ir = f.ReadAsDouble("ir"), label = f.ReadAsDouble("label");
+  ASSERT_EQ(label.size(), size_t(3 * 24 * 24));
+  for (size_t s = 0; s < 3; ++s)
+    for (size_t i = 0; i < 24 * 24; ++i) {
+      const size_t at = s * 24 * 24 + i;
+      ASSERT_EQ(label[at], double(want.scenes[s].label[i]));
+      ASSERT_NEAR(ir[at], want.scenes[s].ir[i], 1e-7);  // fp32 rounding
+      for (size_t c = 0; c < 3; ++c) ASSERT_NEAR(rgb[at * 3 + c], want.scenes[s].rgb[i * 3 + c], 1e-7);
+    }
+  // Never over an existing file; a bad parameter is one line, nothing written.
+  const std::string before = ReadFile(Path("s.safetensors"));
+  EXPECT_EQ(Run({"gen", "segscenes", "--out", "s.safetensors"}).exit_code, 3);
+  EXPECT_EQ(ReadFile(Path("s.safetensors")), before);
+  const Output bad = Run({"gen", "segscenes", "--out", "b.safetensors", "--classes", "9"});
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_NE(bad.err.find("segscenes"), std::string::npos) << bad.err;
+  ExpectNothingWritten("b.safetensors");
 }
 
 }  // namespace
