@@ -1,9 +1,10 @@
 // File: suites/unip/unip_claims.cpp
 // -----------------------------------------------------------------------------
-// UNIP claims (issue 22). So far U1: the NMI that NMI-HAD ranks layers by is
-// computed right, on maps whose NMI is known in closed form; the 1e-8 that
-// cl-vs-mim adds is measured beside it. The distillation and mIoU claims need
-// the tiny ViTs, not built yet (suites/unip/README.md).
+// UNIP claim U1 (issue 22): the NMI that NMI-HAD ranks layers by is computed
+// right, on maps whose NMI is known in closed form; the 1e-8 that cl-vs-mim
+// adds is measured beside it. U2 (the teacher's profile) is in
+// teacher_claims.cpp; the distillation and mIoU claims need the students,
+// not built yet (suites/unip/README.md).
 #include <algorithm>
 #include <cmath>
 #include <string>

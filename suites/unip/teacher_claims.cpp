@@ -1,0 +1,91 @@
+// File: suites/unip/teacher_claims.cpp
+// -----------------------------------------------------------------------------
+// UNIP claim U2 (issue 22): the layer-wise attention NMI profile of a trained
+// teacher spans local, hybrid and global layers (the paper's Fig. 4 reading
+// of pre-trained ViTs, which NMI-HAD relies on to find a hybrid layer). Ours
+// is the tiny supervised ViT of teacher.h trained on the RGB scenes' dominant
+// class, one seed; kinds by ref::unip::NmiKind's cut (global < 0.06 <=
+// hybrid <= 0.12 < local, our thresholds: the paper's were not retrieved).
+// Every layer's NMI and the training accuracy are recorded. OpenBLAS is
+// pinned to one thread so the values are a function of (seed, build, CPU).
+#include <cblas.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "generators/segscenes.h"
+#include "harness/claim.h"
+#include "harness/criterion.h"
+#include "reference/unip/nmi.h"
+#include "suites/unip/teacher.h"
+
+namespace cb::unip {
+namespace {
+
+namespace h = cb::harness;
+namespace ru = cb::ref::unip;
+
+CB_CLAIM_DEFAULTS({.paper = "UNIP (Tao et al., ICLR 2025)",
+                   .paper_setting = "MAE / DINO / iBOT / DeiT ViT-T..L teachers pre-trained on ImageNet"});
+
+// OpenBLAS on one thread for the scope; the previous count restored after.
+class ThreadsPinned {
+ public:
+  ThreadsPinned() : saved_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
+  ~ThreadsPinned() { openblas_set_num_threads(saved_); }
+  ThreadsPinned(const ThreadsPinned&) = delete;
+  ThreadsPinned& operator=(const ThreadsPinned&) = delete;
+
+ private:
+  int saved_;
+};
+
+h::Outcome TeacherProfile(h::ClaimContext& ctx) {
+  const ThreadsPinned pinned;
+  const int layers = ctx.ByProfile<int>(3, 6, 12);
+  const int steps = ctx.ByProfile<int>(150, 400, 1500);
+  const int count = ctx.ByProfile<int>(96, 192, 512);
+  const gen::SegScenes scenes = gen::MakeSegScenes(
+      {.size = 32, .classes = 4, .min_objects = 1, .max_objects = 3, .count = count, .seed = ctx.seed()});
+  const std::vector<float> images = SceneImages(scenes, false);
+  const std::vector<int> labels = DominantClassLabels(scenes);
+  const TeacherSpec spec{.dim = 32, .layers = layers, .heads = 4, .patch = 8, .steps = steps, .batch = 16,
+                         .seed = ctx.seed()};
+  lm_suite::CpuTransformer model = MakeTeacher(spec, 3, 32, 4);
+  TrainSupervised(model, images, labels, spec);
+  ctx.Progress(0.9, "attention profile");
+  const double accuracy = Accuracy(model, images, labels);
+  const std::vector<double> profile = AttentionNmiProfile(model, images);
+  const nlohmann::json base = {{"layers", layers}, {"steps", steps}, {"scenes", count}, {"dim", 32},
+                               {"heads", 4},       {"patch", 8},     {"size", 32}, {"threads", 1}};
+  ctx.RecordExact({.case_name = "teacher", .backend = "cpu", .params = base, .metric = "train_accuracy",
+                   .unit = "1", .direction = "higher", .value = accuracy, .n = count});
+  std::set<std::string> kinds;
+  std::string text;
+  for (int l = 0; l < layers; ++l) {
+    nlohmann::json p = base;
+    p["layer"] = l;
+    ctx.RecordExact({.case_name = "teacher_nmi_profile", .backend = "cpu", .params = p, .metric = "nmi",
+                     .unit = "1", .direction = "none", .value = profile[l], .n = count});
+    kinds.insert(ru::NmiKind(profile[l]));
+    text += (l ? ", " : "") + h::FormatNumber(profile[l]) + " " + ru::NmiKind(profile[l]);
+  }
+  const int layer = ru::NmiHadLayer(profile);
+  return ctx.Judge({h::Estimate::Exact(double(kinds.size()))},
+                   "tiny supervised ViT (" + std::to_string(layers) + " layers, D 32, 4 heads, 8x8 patches of "
+                   "32x32 RGB scenes, " + std::to_string(steps) + " AdamW steps, train accuracy " +
+                   h::FormatNumber(accuracy) + "); NMI by layer: " + text + "; NMI-HAD layer " +
+                   std::to_string(layer) + "; kinds by our cut 0.06/0.12");
+}
+
+CB_REGISTER_CLAIM(kU2, {.id = "unip.U2", .section = "§3, Fig. 4 (NMI of pre-trained attention)",
+                        .statement = "a trained ViT's layer-wise attention NMI profile spans local, hybrid and "
+                                     "global layers",
+                        .paper_value = "local, hybrid and global layers in MAE / DINO / DeiT ViTs (Fig. 4)",
+                        .metric = "distinct kinds (local / hybrid / global) among the teacher's layers",
+                        .criterion = h::AtLeast(3, "kinds")},
+                  TeacherProfile);
+
+}  // namespace
+}  // namespace cb::unip
