@@ -680,7 +680,8 @@ void CpuTransformer::CheckGradBuffer(std::span<float> grad) const {
 }
 
 std::vector<float> CpuTransformer::BackwardBlocks(const Acts& acts, const std::vector<float>& dxf,
-                                                  int B, int T, float* G) const {
+                                                  int B, int T, float* G, int score_layer,
+                                                  const float* dscores) const {
   const ref::TransformerConfig& c = config_;
   const int M = B * T;
   const int D = c.hidden_size, I = c.intermediate_size, d = c.HeadDim();
@@ -744,6 +745,10 @@ std::vector<float> CpuTransformer::BackwardBlocks(const Acts& acts, const std::v
           double dot = 0;
           for (int u = 0; u < T; ++u) dot += double(pt[u]) * dpt[u];
           for (int u = 0; u < T; ++u) dpt[u] = pt[u] * (dpt[u] - static_cast<float>(dot));
+        }
+        if (dscores && l == score_layer) {
+          const float* ds = dscores + (size_t(bb) * H + h) * T * T;
+          for (size_t j = 0; j < size_t(T) * T; ++j) dP[j] += ds[j];
         }
         GemmNN(T, d, T, scale, dP.data(), T, &A.k[ko], KVd, 0, &dq[qo], Hd);  // dQ = dS K
         GemmTN(T, d, T, scale, dP.data(), T, &A.q[qo], Hd, 1, &dk[ko], KVd);  // dK += dS^T Q
@@ -844,8 +849,7 @@ double CpuTransformer::ImageLossAndGrad(std::span<const float> images, std::span
                                         std::span<float> grad) const {
   CheckGradBuffer(grad);
   const int B = static_cast<int>(labels.size()), D = config_.hidden_size, L = arch_.num_labels;
-  const int N = arch_.NumPatches(), T = N + 1;
-  const int F = arch_.num_channels * arch_.patch_size * arch_.patch_size;
+  const int T = arch_.NumPatches() + 1;
   Acts acts;
   std::vector<float> patches;
   const std::vector<float> logits = RunImages(images, B, &acts, &patches);
@@ -861,6 +865,14 @@ double CpuTransformer::ImageLossAndGrad(std::span<const float> images, std::span
   std::vector<float> dxf(size_t(B) * T * D, 0.0f);
   GemmNN(B, D, L, 1, dlogits.data(), L, &params_[cls_w_], D, 0, dxf.data(), T * D);
   const std::vector<float> dx = BackwardBlocks(acts, dxf, B, T, G);  // [B, N+1, D]
+  BackwardPatchInput(dx, patches, B, G);
+  return loss;
+}
+
+void CpuTransformer::BackwardPatchInput(const std::vector<float>& dx, const std::vector<float>& patches,
+                                        int B, float* G) const {
+  const int D = config_.hidden_size, N = arch_.NumPatches(), T = N + 1;
+  const int F = arch_.num_channels * arch_.patch_size * arch_.patch_size;
   // x0[0] = cls + pos[0]; x0[1+n] = W_patch patch_n + b_patch + pos[1+n].
   std::vector<float> dproj(size_t(B) * N * D);
   for (int b = 0; b < B; ++b)
@@ -877,7 +889,34 @@ double CpuTransformer::ImageLossAndGrad(std::span<const float> images, std::span
       }
     }
   GemmTN(D, F, B * N, 1, dproj.data(), D, patches.data(), F, 1, G + patch_w_, F);
-  return loss;
+}
+
+double CpuTransformer::ImageScoreLossAndGrad(std::span<const float> images, int B, int layer,
+                                             const ScoreLoss& loss, std::span<float> grad) const {
+  CheckGradBuffer(grad);
+  const ref::TransformerConfig& c = config_;
+  if (layer < 0 || layer >= c.num_hidden_layers)
+    throw std::invalid_argument("cpu transformer: attention layer " + std::to_string(layer) + " of " +
+                                std::to_string(c.num_hidden_layers));
+  const int D = c.hidden_size, T = arch_.NumPatches() + 1, d = c.HeadDim();
+  const int H = c.num_attention_heads, rep = H / c.num_key_value_heads;
+  const int Hd = H * d, KVd = c.num_key_value_heads * d;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  Acts acts;
+  std::vector<float> patches;
+  RunImages(images, B, &acts, &patches);
+  const LayerActs& A = acts.layers[layer];
+  std::vector<float> scores(size_t(B) * H * T * T), dscores(scores.size(), 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      GemmNT(T, T, d, scale, &A.q[size_t(b) * T * Hd + size_t(h) * d], Hd,
+             &A.k[size_t(b) * T * KVd + size_t(h / rep) * d], KVd, 0, &scores[(size_t(b) * H + h) * T * T], T);
+  const double value = loss(scores, dscores);
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  const std::vector<float> dxf(size_t(B) * T * D, 0.0f);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, B, T, grad.data(), layer, dscores.data());
+  BackwardPatchInput(dx, patches, B, grad.data());
+  return value;
 }
 
 }  // namespace cb::lm_suite

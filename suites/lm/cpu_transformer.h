@@ -191,6 +191,17 @@ class CpuTransformer {
                           std::span<float> grad) const;
   double ImageLoss(std::span<const float> images, std::span<const int> labels) const;
 
+  // Patch mode: a loss on one layer's pre-softmax attention scores s = q k^T
+  // d^(-1/2), [B, H, T, T] (T = patches + 1, CLS first; q, k as the
+  // activation hook left them). `loss` reads s and writes d loss / d s into
+  // `dscores` (zero on entry); the gradient of every parameter is
+  // overwritten into `grad` (zero for the classifier and for what lies
+  // above the layer's q and k). An attention-distillation target (UNIP).
+  // REQUIRES: 0 <= layer < num_hidden_layers; else std::invalid_argument.
+  using ScoreLoss = std::function<double(std::span<const float> scores, std::span<float> dscores)>;
+  double ImageScoreLossAndGrad(std::span<const float> images, int batch, int layer, const ScoreLoss& loss,
+                               std::span<float> grad) const;
+
   // Causal token models. Prefill clears `cache`, runs `tokens` at positions 0..T-1
   // and returns their logits [T, V]; DecodeStep runs one token at position
   // cache.length and returns its logits [V]; Extend runs T >= 1 tokens at
@@ -233,9 +244,12 @@ class CpuTransformer {
   std::vector<float> RunBlocks(std::vector<float> x, int batch, int seq, Acts* acts,
                                CpuKvCache* cache) const;
   // From d loss / d xf [B*T, D] to every block and norm gradient (added into
-  // G, the flat gradient); returns d loss / d x0 [B*T, D].
+  // G, the flat gradient); returns d loss / d x0 [B*T, D]. With `dscores`,
+  // d loss / d (attention scores) [B, H, T, T] of layer `score_layer` is added
+  // to what flows there from above.
   std::vector<float> BackwardBlocks(const Acts& acts, const std::vector<float>& dxf, int batch,
-                                    int seq, float* G) const;
+                                    int seq, float* G, int score_layer = -1,
+                                    const float* dscores = nullptr) const;
   // From d loss / d logits [B*T, V] to every parameter gradient (`grad` overwritten).
   void BackwardFromLogits(const Acts& acts, std::span<const int> tokens, int batch, int seq,
                           const std::vector<float>& dlogits, std::span<float> grad) const;
@@ -247,6 +261,10 @@ class CpuTransformer {
   std::vector<float> Patchify(std::span<const float> images, int batch) const;
   std::vector<float> RunImages(std::span<const float> images, int batch, Acts* acts,
                                std::vector<float>* patches) const;
+  // Patch mode: from d loss / d x0 [B, N+1, D] into the CLS, position and
+  // patch-embedding gradients, added into G.
+  void BackwardPatchInput(const std::vector<float>& dx, const std::vector<float>& patches, int batch,
+                          float* G) const;
 
   // Passes layer l's saved tensors (or the final ones, l = -1) to the hook.
   void HookLayer(LayerActs& A, int l, int D, int I) const;

@@ -464,5 +464,73 @@ TEST(CpuTransformer, BadInputIsRejectedWithOneLine) {
             std::string::npos);
 }
 
+// A loss on one layer's attention scores (ImageScoreLossAndGrad): the scores
+// are that layer's softmax inputs (softmax of them is the saved "p"), the
+// gradient matches central differences along a random direction in every
+// parameter, and nothing above the scores (later layers, classifier) moves.
+TEST(CpuTransformer, ImageScoreGradientMatchesCentralDifferences) {
+  CB_FRESH_SEED(seed);
+  ref::TransformerConfig cfg = Small(false);
+  cfg.num_hidden_layers = 2;
+  CpuTransformer fast(ref::RandomInit(cfg, seed, 0.2, Vit()));
+  cb::harness::Rng rng(seed, 9);
+  const int B = 2, pixels = 2 * 4 * 6;
+  std::vector<float> images(B * pixels);
+  for (float& x : images) x = static_cast<float>(rng.Normal());
+  const int layer = 0;
+  std::vector<float> w;  // loss = sum w * s + 0.25 sum s^2
+  auto loss = [&](std::span<const float> s, std::span<float> ds) {
+    if (w.empty())
+      for (size_t j = 0; j < s.size(); ++j) w.push_back(static_cast<float>(rng.Normal()));
+    double v = 0;
+    for (size_t j = 0; j < s.size(); ++j) {
+      v += double(w[j]) * s[j] + 0.25 * double(s[j]) * s[j];
+      ds[j] = w[j] + 0.5f * s[j];
+    }
+    return v;
+  };
+  std::vector<float> saved_p;
+  fast.set_activation_hook([&](const SavedTensor& what, std::span<float> v) {
+    if (std::string(what.name) == "p" && what.layer == layer) saved_p.assign(v.begin(), v.end());
+  });
+  std::vector<float> scores;
+  std::vector<float> grad(fast.num_params());
+  fast.ImageScoreLossAndGrad(images, B, layer, [&](std::span<const float> s, std::span<float> ds) {
+    scores.assign(s.begin(), s.end());
+    return loss(s, ds);
+  }, grad);
+  fast.set_activation_hook(nullptr);
+  const int T = 1 + (4 / 2) * (6 / 2);
+  ASSERT_EQ(scores.size(), saved_p.size());
+  for (size_t row = 0; row < scores.size() / T; ++row) {
+    const float* s = &scores[row * T];
+    const float mx = *std::max_element(s, s + T);
+    double z = 0;
+    for (int u = 0; u < T; ++u) z += std::exp(double(s[u]) - mx);
+    for (int u = 0; u < T; ++u) EXPECT_NEAR(std::exp(double(s[u]) - mx) / z, saved_p[row * T + u], 1e-6);
+  }
+  const auto named = fast.Named(grad);
+  for (const auto& [name, g] : named) {
+    if (name.find("layers.1.") != std::string::npos || name.find("classifier") != std::string::npos ||
+        name.find("layers.0.mlp") != std::string::npos || name.find("o_proj") != std::string::npos ||
+        name.find("v_proj") != std::string::npos || name == "model.norm.weight") {
+      for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
+    }
+  }
+  std::vector<float> dir(fast.num_params());
+  double slope = 0;
+  for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] = static_cast<float>(rng.Normal()));
+  const std::vector<float> base(fast.params().begin(), fast.params().end());
+  auto at = [&](double eps) {
+    for (size_t i = 0; i < dir.size(); ++i) fast.params()[i] = static_cast<float>(base[i] + eps * dir[i]);
+    std::vector<float> g(fast.num_params());
+    return fast.ImageScoreLossAndGrad(images, B, layer, loss, g);
+  };
+  const double eps = 1e-2, numeric = (at(eps) - at(-eps)) / (2 * eps);
+  EXPECT_NEAR(numeric, slope, 2e-3 * std::max(1.0, std::abs(slope)));
+  std::vector<float> g(fast.num_params());
+  EXPECT_THROW(fast.ImageScoreLossAndGrad(images, B, 2, loss, g), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cb::lm_suite
