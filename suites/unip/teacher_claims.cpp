@@ -8,8 +8,6 @@
 // hybrid <= 0.12 < local, our thresholds: the paper's were not retrieved).
 // Every layer's NMI and the training accuracy are recorded. OpenBLAS is
 // pinned to one thread so the values are a function of (seed, build, CPU).
-#include <cblas.h>
-
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "harness/criterion.h"
 #include "reference/unip/nmi.h"
 #include "suites/unip/teacher.h"
+#include "suites/unip/threads_pinned.h"
 
 namespace cb::unip {
 namespace {
@@ -29,20 +28,8 @@ namespace ru = cb::ref::unip;
 CB_CLAIM_DEFAULTS({.paper = "UNIP (Tao et al., ICLR 2025)",
                    .paper_setting = "MAE / DINO / iBOT / DeiT ViT-T..L teachers pre-trained on ImageNet"});
 
-// OpenBLAS on one thread for the scope; the previous count restored after.
-class ThreadsPinned {
- public:
-  ThreadsPinned() : saved_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-  ~ThreadsPinned() { openblas_set_num_threads(saved_); }
-  ThreadsPinned(const ThreadsPinned&) = delete;
-  ThreadsPinned& operator=(const ThreadsPinned&) = delete;
-
- private:
-  int saved_;
-};
-
 h::Outcome TeacherProfile(h::ClaimContext& ctx) {
-  const ThreadsPinned pinned;
+  const OpenBlasOneThread pinned;
   const int layers = ctx.ByProfile<int>(3, 6, 12);
   const int steps = ctx.ByProfile<int>(150, 400, 1500);
   const int count = ctx.ByProfile<int>(96, 192, 512);
