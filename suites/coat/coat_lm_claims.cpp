@@ -13,7 +13,7 @@
 //          and the predicted end-to-end ratio of this model beside the
 //          paper's 1.54x
 // The model, data and schedule per profile are in LmSetupFor(). OpenBLAS runs
-// on one thread inside these claims (ThreadsPinned): the GEMMs are small, and
+// on one thread inside these claims (harness/blas_threads.h): the GEMMs are small, and
 // a fixed thread count makes each run bit-identical run to run. Thresholds
 // were fixed before the first run (the 2% band and the 1/1.1 ratio are
 // coat.C4's and coat.C1's).
@@ -30,6 +30,7 @@
 
 #include <cblas.h>
 
+#include "harness/blas_threads.h"
 #include "harness/claim.h"
 #include "harness/stats.h"
 #include "harness/strings.h"
@@ -101,18 +102,6 @@ LmSetup LmSetupFor(const h::ClaimContext& ctx) {
   return s;
 }
 
-// OpenBLAS on one thread for the scope; the previous count restored after.
-class ThreadsPinned {
- public:
-  ThreadsPinned() : saved_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-  ~ThreadsPinned() { openblas_set_num_threads(saved_); }
-  ThreadsPinned(const ThreadsPinned&) = delete;
-  ThreadsPinned& operator=(const ThreadsPinned&) = delete;
-
- private:
-  int saved_;
-};
-
 // The substrate's streams at a vocabulary size, built once per process (a
 // pure function of the vocabulary size, substrate_data.h).
 const lm::SubstrateData& Data(int vocab) {
@@ -146,7 +135,7 @@ double T975(int df) {
 // C4-lm: paired fp32 / COAT training runs.
 
 h::Outcome TrainingParityLm(h::ClaimContext& ctx) {
-  const ThreadsPinned one_thread;
+  const h::OpenBlasOneThread one_thread;
   const LmSetup s = LmSetupFor(ctx);
   const lm::SubstrateData& data = Data(s.config.vocab_size);
   std::vector<double> rel;
@@ -275,7 +264,7 @@ h::Estimate SumRatio(const std::vector<double>& a, const std::vector<double>& b,
 }
 
 h::Outcome DreOnTransformerMoments(h::ClaimContext& ctx) {
-  const ThreadsPinned one_thread;
+  const h::OpenBlasOneThread one_thread;
   const LmSetup s = LmSetupFor(ctx);
   const lm::SubstrateData& data = Data(s.config.vocab_size);
   LmRun run = MakeRun(s, ctx.seed(), false, false);
@@ -317,7 +306,7 @@ h::Outcome DreOnTransformerMoments(h::ClaimContext& ctx) {
 // C5-lm: memory of this model.
 
 h::Outcome MemoryOfTransformer(h::ClaimContext& ctx) {
-  const ThreadsPinned one_thread;
+  const h::OpenBlasOneThread one_thread;
   LmSetup s = LmSetupFor(ctx);
   s.options.steps = 3;  // state and activation sizes do not depend on the step count
   s.options.warmup = 1;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "harness/blas_threads.h"
 #include "reference/lm/transformer.h"
 #include "suites/lm/substrate_data.h"
 
@@ -61,6 +62,7 @@ ref::lm::TransformerConfig VanillaConfig(const ro::OdeConfig& ode) {
 }
 
 TrainedSet TrainSet(harness::Profile profile, uint64_t seed) {
+  const harness::OpenBlasOneThread pinned;  // the vanilla model's values independent of the core count
   TrainedSet set;
   const int p = profile == harness::Profile::kSmoke ? 0 : profile == harness::Profile::kQuick ? 1 : 2;
   const int seeds = std::array{1, 3, 5}[p];

@@ -23,13 +23,13 @@
 #include <vector>
 
 #include "generators/segscenes.h"
+#include "harness/blas_threads.h"
 #include "harness/claim.h"
 #include "harness/criterion.h"
 #include "harness/seed_stats.h"
 #include "reference/unip/nmi.h"
 #include "suites/unip/distill.h"
 #include "suites/unip/teacher.h"
-#include "suites/unip/threads_pinned.h"
 
 namespace cb::unip {
 namespace {
@@ -88,7 +88,7 @@ void RecordCi(h::ClaimContext& ctx, const std::string& name, const h::MeanCi& c,
 }
 
 h::Outcome DistillLayers(h::ClaimContext& ctx) {
-  const OpenBlasOneThread pinned;
+  const h::OpenBlasOneThread pinned;
   const Setup s = SetupOf(ctx);
   std::vector<double> d_last, d_none, had, last, none;
   std::string layers;
@@ -148,7 +148,7 @@ CB_REGISTER_CLAIM(kU3, {.id = "unip.U3", .section = "§4-5, Tables 2-3 (NMI-HAD 
                   DistillLayers);
 
 h::Outcome TextureBias(h::ClaimContext& ctx) {
-  const OpenBlasOneThread pinned;
+  const h::OpenBlasOneThread pinned;
   const Setup s = SetupOf(ctx);
   std::vector<double> diff, rgb, ir, control;
   for (int i = 0; i < s.seeds; ++i) {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "generators/segscenes.h"
+#include "harness/blas_threads.h"
 #include "harness/claim.h"
 #include "harness/criterion.h"
 #include "reference/unip/nmi.h"
 #include "suites/unip/teacher.h"
-#include "suites/unip/threads_pinned.h"
 
 namespace cb::unip {
 namespace {
@@ -29,7 +29,7 @@ CB_CLAIM_DEFAULTS({.paper = "UNIP (Tao et al., ICLR 2025)",
                    .paper_setting = "MAE / DINO / iBOT / DeiT ViT-T..L teachers pre-trained on ImageNet"});
 
 h::Outcome TeacherProfile(h::ClaimContext& ctx) {
-  const OpenBlasOneThread pinned;
+  const h::OpenBlasOneThread pinned;
   const int layers = ctx.ByProfile<int>(3, 6, 12);
   const int steps = ctx.ByProfile<int>(150, 400, 1500);
   const int count = ctx.ByProfile<int>(96, 192, 512);
