@@ -105,15 +105,23 @@ TEST(OdeJacobian, MatchesCentralDifferencesForEveryRowPair) {
   }
 }
 
-TEST(OdeModel, TrajectoryEndsWhereForwardReads) {
+TEST(OdeModel, TrajectoryIsEulerOnTheForwardGrid) {
+  // Step by step by hand: x <- x + dt F((i+1) dt, x), dt = 1/7.
   const OdeConfig c = Tiny();
-  const OdeTransformer model(c, RandomParams(c, 5));
+  CB_FRESH_SEED(seed);
+  const OdeTransformer model(c, Rough(c, seed));
   const std::vector<int> tokens{1, 2, 3};
-  const auto traj = model.Trajectory(model.Embed(tokens), 3, 7);
+  std::vector<double> x = model.Embed(tokens);
+  const auto traj = model.Trajectory(x, 3, 7);
   ASSERT_EQ(traj.size(), 7u);
-  // Another step count changes the result (dt = 1/7 instead of 1/3) but not the shapes.
-  EXPECT_EQ(model.Forward(tokens, 7).size(), model.Forward(tokens).size());
-  EXPECT_NE(model.Forward(tokens, 7), model.Forward(tokens));
+  const double dt = 1.0 / 7;
+  for (int i = 0; i < 7; ++i) {
+    const std::vector<double> f = model.VectorField(model.WeightsAt((i + 1) * dt), x, 3);
+    for (size_t k = 0; k < x.size(); ++k) x[k] += dt * f[k];
+    for (size_t k = 0; k < x.size(); ++k) ASSERT_DOUBLE_EQ(traj[i][k], x[k]) << "step " << i;
+  }
+  // The analysis grid starts at t = 0 instead: another trajectory.
+  EXPECT_NE(model.Trajectory(model.Embed(tokens), 3, 7, TimeGrid::kAnalysis).back(), traj.back());
 }
 
 TEST(OdeModel, BadInputIsOneLineError) {

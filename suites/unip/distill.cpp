@@ -12,6 +12,7 @@
 #include "reference/coat/adamw.h"
 #include "reference/unip/distill.h"
 #include "reference/unip/miou.h"
+#include "suites/unip/teacher.h"
 
 namespace cb::unip {
 namespace {
@@ -86,20 +87,12 @@ std::vector<double> PatchFeatures(lm_suite::CpuTransformer& model, const std::ve
   const int D = model.config().hidden_size, N = model.arch().NumPatches(), T = N + 1;
   std::vector<double> out;
   out.reserve(size_t(count) * N * D);
-  model.set_activation_hook([&](const lm_suite::SavedTensor& what, std::span<float> v) {
+  WithActivations(model, images, count, [&](const lm_suite::SavedTensor& what, std::span<float> v) {
     if (std::string(what.name) != "xf") return;
     for (int b = 0; b < count; ++b)
       for (int t = 1; t < T; ++t)
         for (int i = 0; i < D; ++i) out.push_back(v[(size_t(b) * T + t) * D + i]);
   });
-  std::vector<float> grad(model.num_params());
-  try {
-    model.ImageLossAndGrad(images, std::vector<int>(size_t(count), 0), grad);
-  } catch (...) {
-    model.set_activation_hook(nullptr);
-    throw;
-  }
-  model.set_activation_hook(nullptr);
   return out;
 }
 

@@ -105,6 +105,20 @@ double Accuracy(const lm_suite::CpuTransformer& model, const std::vector<float>&
   return double(right) / labels.size();
 }
 
+void WithActivations(lm_suite::CpuTransformer& model, const std::vector<float>& images, int count,
+                     const lm_suite::ActivationHook& hook) {
+  model.set_activation_hook(hook);
+  std::vector<float> grad(model.num_params());
+  try {
+    // The labels only shape the loss, not the activations.
+    model.ImageLossAndGrad(images, std::vector<int>(size_t(count), 0), grad);
+  } catch (...) {
+    model.set_activation_hook(nullptr);
+    throw;
+  }
+  model.set_activation_hook(nullptr);
+}
+
 std::vector<double> AttentionNmiProfile(lm_suite::CpuTransformer& model, const std::vector<float>& images) {
   const int pixels = PixelsPerImage(model);
   if (images.empty() || images.size() % pixels != 0)
@@ -112,18 +126,9 @@ std::vector<double> AttentionNmiProfile(lm_suite::CpuTransformer& model, const s
   const int count = int(images.size() / pixels), heads = model.config().num_attention_heads;
   const int tokens = model.arch().NumPatches() + 1;
   std::vector<std::vector<double>> maps(size_t(model.config().num_hidden_layers));  // [L][N, H, T, T]
-  model.set_activation_hook([&](const lm_suite::SavedTensor& what, std::span<float> values) {
+  WithActivations(model, images, count, [&](const lm_suite::SavedTensor& what, std::span<float> values) {
     if (std::string(what.name) == "p" && what.layer >= 0) maps[what.layer].assign(values.begin(), values.end());
   });
-  std::vector<float> grad(model.num_params());
-  try {
-    // The labels only shape the loss, not the attention.
-    model.ImageLossAndGrad(images, std::vector<int>(size_t(count), 0), grad);
-  } catch (...) {
-    model.set_activation_hook(nullptr);
-    throw;
-  }
-  model.set_activation_hook(nullptr);
   std::vector<double> profile;
   for (const std::vector<double>& m : maps) {
     if (m.size() != size_t(count) * heads * tokens * tokens)

@@ -64,6 +64,11 @@ double Accuracy(const lm_suite::CpuTransformer& model, const std::vector<float>&
 // Layer l's mean NMI over images and heads, CLS dropped, eps as the notebook
 // (ref::unip::LayerNmi), for l = 0 .. layers - 1. `model` is borrowed: its
 // activation hook is set for the call and cleared after.
+// Runs one forward (and backward) pass over `images` with `hook` seeing every
+// saved tensor, and removes the hook after, also when the pass throws.
+void WithActivations(lm_suite::CpuTransformer& model, const std::vector<float>& images, int count,
+                     const lm_suite::ActivationHook& hook);
+
 std::vector<double> AttentionNmiProfile(lm_suite::CpuTransformer& model, const std::vector<float>& images);
 
 }  // namespace cb::unip
