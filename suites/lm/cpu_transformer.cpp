@@ -891,6 +891,21 @@ void CpuTransformer::BackwardPatchInput(const std::vector<float>& dx, const std:
   GemmTN(D, F, B * N, 1, dproj.data(), D, patches.data(), F, 1, G + patch_w_, F);
 }
 
+double CpuTransformer::ImageHiddenLossAndGrad(std::span<const float> images, int B, const HiddenLoss& loss,
+                                              std::span<float> grad) const {
+  CheckGradBuffer(grad);
+  const int D = config_.hidden_size, T = arch_.NumPatches() + 1;
+  Acts acts;
+  std::vector<float> patches;
+  RunImages(images, B, &acts, &patches);  // keeps xf [B*T, D]; the class logits are not needed
+  std::vector<float> dxf(size_t(B) * T * D, 0.0f);
+  const double value = loss(acts.xf, dxf);
+  std::fill(grad.begin(), grad.end(), 0.0f);
+  const std::vector<float> dx = BackwardBlocks(acts, dxf, B, T, grad.data());
+  BackwardPatchInput(dx, patches, B, grad.data());
+  return value;
+}
+
 double CpuTransformer::ImageScoreLossAndGrad(std::span<const float> images, int B, int layer,
                                              const ScoreLoss& loss, std::span<float> grad) const {
   CheckGradBuffer(grad);

@@ -191,6 +191,14 @@ class CpuTransformer {
                           std::span<float> grad) const;
   double ImageLoss(std::span<const float> images, std::span<const int> labels) const;
 
+  // Patch mode: a loss of the final hidden states xf [B, T, D] (T = patches
+  // + 1, CLS first) for a per-patch head of the caller's own (a masked-patch
+  // reconstruction, a segmentation head): `loss` writes d loss / d xf into
+  // `dxf` (zero on entry); every parameter's gradient is overwritten into
+  // `grad` (the classifier's stays 0).
+  double ImageHiddenLossAndGrad(std::span<const float> images, int batch, const HiddenLoss& loss,
+                                std::span<float> grad) const;
+
   // Patch mode: a loss on one layer's pre-softmax attention scores s = q k^T
   // d^(-1/2), [B, H, T, T] (T = patches + 1, CLS first; q, k as the
   // activation hook left them). `loss` reads s and writes d loss / d s into

@@ -535,5 +535,50 @@ TEST(CpuTransformer, ImageScoreGradientMatchesCentralDifferences) {
   EXPECT_THROW(fast.ImageScoreLossAndGrad(images, B, 2, loss, g), std::invalid_argument);
 }
 
+// A loss on the final hidden states of an image model (ImageHiddenLossAndGrad,
+// the entry of a per-patch head): the gradient matches central differences
+// along a random direction in every parameter and the classifier gets none.
+TEST(CpuTransformer, ImageHiddenGradientMatchesCentralDifferences) {
+  CB_FRESH_SEED(seed);
+  CpuTransformer fast(ref::RandomInit(Small(false), seed, 0.2, Vit()));
+  cb::harness::Rng rng(seed, 10);
+  const int B = 2, pixels = 2 * 4 * 6;
+  std::vector<float> images(B * pixels);
+  for (float& x : images) x = static_cast<float>(rng.Normal());
+  std::vector<float> w;  // loss = sum w * xf + 0.25 sum xf^2
+  auto loss = [&](std::span<const float> xf, std::span<float> dxf) {
+    if (w.empty())
+      for (size_t j = 0; j < xf.size(); ++j) w.push_back(static_cast<float>(rng.Normal()));
+    double v = 0;
+    for (size_t j = 0; j < xf.size(); ++j) {
+      v += double(w[j]) * xf[j] + 0.25 * double(xf[j]) * xf[j];
+      dxf[j] = w[j] + 0.5f * xf[j];
+    }
+    return v;
+  };
+  std::vector<float> grad(fast.num_params());
+  fast.ImageHiddenLossAndGrad(images, B, loss, grad);
+  for (const auto& [name, g] : fast.Named(grad))
+    if (name.find("classifier") != std::string::npos)
+      for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
+  std::vector<float> dir(fast.num_params());
+  double norm = 0;
+  for (float& x : dir) norm += double(x = static_cast<float>(rng.Normal())) * x;
+  double slope = 0;  // along a unit direction
+  for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= static_cast<float>(std::sqrt(norm)));
+  ASSERT_NE(slope, 0.0);
+  const std::vector<float> base(fast.params().begin(), fast.params().end());
+  auto at = [&](double eps) {
+    for (size_t i = 0; i < dir.size(); ++i) fast.params()[i] = static_cast<float>(base[i] + eps * dir[i]);
+    std::vector<float> g(fast.num_params());
+    return fast.ImageHiddenLossAndGrad(images, B, loss, g);
+  };
+  const double eps = 2e-2, d1 = (at(eps) - at(-eps)) / (2 * eps), d2 = (at(eps / 2) - at(-eps / 2)) / eps;
+  EXPECT_NEAR((4 * d2 - d1) / 3, slope, 5e-3 * std::max(1.0, std::abs(slope)));
+  std::vector<float> g(fast.num_params());
+  EXPECT_THROW(fast.ImageHiddenLossAndGrad(std::span<const float>(images).first(pixels + 1), 1, loss, g),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cb::lm_suite
