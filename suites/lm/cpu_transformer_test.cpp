@@ -519,7 +519,10 @@ TEST(CpuTransformer, ImageScoreGradientMatchesCentralDifferences) {
   }
   std::vector<float> dir(fast.num_params());
   double norm = 0;
-  for (float& x : dir) norm += double(x = static_cast<float>(rng.Normal())) * x;
+  for (float& x : dir) {
+    x = static_cast<float>(rng.Normal());
+    norm += double(x) * x;
+  }
   double slope = 0;  // along a unit direction
   for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= static_cast<float>(std::sqrt(norm)));
   const std::vector<float> base(fast.params().begin(), fast.params().end());
@@ -558,12 +561,16 @@ TEST(CpuTransformer, ImageHiddenGradientMatchesCentralDifferences) {
   };
   std::vector<float> grad(fast.num_params());
   fast.ImageHiddenLossAndGrad(images, B, loss, grad);
-  for (const auto& [name, g] : fast.Named(grad))
-    if (name.find("classifier") != std::string::npos)
-      for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
+  for (const auto& [name, g] : fast.Named(grad)) {
+    if (name.find("classifier") == std::string::npos) continue;
+    for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
+  }
   std::vector<float> dir(fast.num_params());
   double norm = 0;
-  for (float& x : dir) norm += double(x = static_cast<float>(rng.Normal())) * x;
+  for (float& x : dir) {
+    x = static_cast<float>(rng.Normal());
+    norm += double(x) * x;
+  }
   double slope = 0;  // along a unit direction
   for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= static_cast<float>(std::sqrt(norm)));
   ASSERT_NE(slope, 0.0);

@@ -141,35 +141,6 @@ LlFpnHead ZerosLike(const LlFpnHead& head) {
 // AdamW as torch.optim.AdamW (betas 0.9, 0.999, eps 1e-8), fp64:
 //   p *= 1 - lr wd;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
 //   p -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
-class AdamW {
- public:
-  AdamW(const LlFpnHead& head, double lr, double wd) : lr_(lr), wd_(wd), m_(ZerosLike(head)), v_(ZerosLike(head)) {}
-  void Step(LlFpnHead& head, const LlFpnHead& grad) {
-    constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-    ++t_;
-    const double c1 = 1.0 - std::pow(b1, t_), c2 = 1.0 - std::pow(b2, t_);
-    auto p = head.Tensors();
-    const auto g = grad.Tensors();
-    auto m = m_.Tensors(), v = v_.Tensors();
-    for (size_t t = 0; t < p.size(); ++t)
-      for (size_t i = 0; i < p[t]->size(); ++i) {
-        double& w = (*p[t])[i];
-        const double gi = (*g[t])[i];
-        double& mi = (*m[t])[i];
-        double& vi = (*v[t])[i];
-        w *= 1.0 - lr_ * wd_;
-        mi = b1 * mi + (1.0 - b1) * gi;
-        vi = b2 * vi + (1.0 - b2) * gi * gi;
-        w -= lr_ * (mi / c1) / (std::sqrt(vi / c2) + eps);
-      }
-  }
-
- private:
-  double lr_, wd_;
-  int t_ = 0;
-  LlFpnHead m_, v_;
-};
-
 // Scene labels as ints, [N, S, S].
 std::vector<int> PixelLabels(const gen::SegScenes& scenes) {
   std::vector<int> out;
@@ -343,6 +314,29 @@ double LlFpnLossAndGrad(const LlFpnHead& head, std::span<const double> features,
   return loss;
 }
 
+LlFpnAdamW::LlFpnAdamW(const LlFpnHead& head, double lr, double weight_decay)
+    : lr_(lr), wd_(weight_decay), m_(ZerosLike(head)), v_(ZerosLike(head)) {}
+
+void LlFpnAdamW::Step(LlFpnHead& head, const LlFpnHead& grad) {
+  constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  ++t_;
+  const double c1 = 1.0 - std::pow(b1, t_), c2 = 1.0 - std::pow(b2, t_);
+  auto p = head.Tensors();
+  const auto g = grad.Tensors();
+  auto m = m_.Tensors(), v = v_.Tensors();
+  for (size_t t = 0; t < p.size(); ++t)
+    for (size_t i = 0; i < p[t]->size(); ++i) {
+      double& w = (*p[t])[i];
+      const double gi = (*g[t])[i];
+      double& mi = (*m[t])[i];
+      double& vi = (*v[t])[i];
+      w *= 1.0 - lr_ * wd_;
+      mi = b1 * mi + (1.0 - b1) * gi;
+      vi = b2 * vi + (1.0 - b2) * gi * gi;
+      w -= lr_ * (mi / c1) / (std::sqrt(vi / c2) + eps);
+    }
+}
+
 std::vector<double> TrainLlFpn(LlFpnHead& head, const std::vector<double>& features,
                                const gen::SegScenes& scenes, int patch, const LlFpnSpec& spec) {
   const char* who = "TrainLlFpn";
@@ -354,7 +348,7 @@ std::vector<double> TrainLlFpn(LlFpnHead& head, const std::vector<double>& featu
     Fail(who, "steps < 0, batch < 1, lr <= 0 or weight_decay < 0");
   const std::vector<int> labels = PixelLabels(scenes);  // [N, S, S]
   const size_t per_x = size_t(grid) * grid * m.d, per_l = size_t(scenes.params.size) * scenes.params.size;
-  AdamW opt(head, spec.lr, spec.weight_decay);
+  LlFpnAdamW opt(head, spec.lr, spec.weight_decay);
   harness::Rng rng(spec.seed, 1);
   std::vector<double> bx(per_x * spec.batch);  // [B, G, G, D]
   std::vector<int> bl(per_l * spec.batch);     // [B, S, S]

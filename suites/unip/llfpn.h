@@ -101,6 +101,19 @@ double LlFpnLossAndGrad(const LlFpnHead& head, std::span<const double> features,
                         std::span<const int> labels, int patch, LlFpnHead* grad,
                         std::vector<double>* dfeatures);
 
+// AdamW in fp64 with torch's formula (decoupled weight decay, bias
+// correction, eps 1e-8 outside the square root) over the head's tensors.
+class LlFpnAdamW {
+ public:
+  LlFpnAdamW(const LlFpnHead& head, double lr, double weight_decay);
+  void Step(LlFpnHead& head, const LlFpnHead& grad);
+
+ private:
+  double lr_, wd_;
+  int t_ = 0;
+  LlFpnHead m_, v_;
+};
+
 // Trains `head` on the frozen features [N * G * G, D] of `scenes`
 // (G = size / patch) and their pixel labels: spec.steps AdamW steps on
 // spec.batch scenes each; returns each step's batch loss (before its
