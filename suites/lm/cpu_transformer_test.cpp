@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/directional_derivative.h"
 #include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "harness/random.h"
@@ -517,23 +518,11 @@ TEST(CpuTransformer, ImageScoreGradientMatchesCentralDifferences) {
       for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
     }
   }
-  std::vector<float> dir(fast.num_params());
-  double norm = 0;
-  for (float& x : dir) {
-    x = static_cast<float>(rng.Normal());
-    norm += double(x) * x;
-  }
-  double slope = 0;  // along a unit direction
-  for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= static_cast<float>(std::sqrt(norm)));
-  const std::vector<float> base(fast.params().begin(), fast.params().end());
-  auto at = [&](double eps) {
-    for (size_t i = 0; i < dir.size(); ++i) fast.params()[i] = static_cast<float>(base[i] + eps * dir[i]);
+  const auto d = cb::fixtures::AlongRandomDirection(fast.params(), grad, rng, [&] {
     std::vector<float> g(fast.num_params());
     return fast.ImageScoreLossAndGrad(images, B, layer, loss, g);
-  };
-  // Richardson: (4 D(eps / 2) - D(eps)) / 3 cancels the eps^2 term.
-  const double eps = 2e-2, d1 = (at(eps) - at(-eps)) / (2 * eps), d2 = (at(eps / 2) - at(-eps / 2)) / eps;
-  EXPECT_NEAR((4 * d2 - d1) / 3, slope, 5e-3 * std::max(1.0, std::abs(slope)));
+  });
+  EXPECT_NEAR(d.numeric, d.analytic, 5e-3 * std::max(1.0, std::abs(d.analytic)));
   std::vector<float> g(fast.num_params());
   EXPECT_THROW(fast.ImageScoreLossAndGrad(images, B, 2, loss, g), std::invalid_argument);
 }
@@ -565,23 +554,12 @@ TEST(CpuTransformer, ImageHiddenGradientMatchesCentralDifferences) {
     if (name.find("classifier") == std::string::npos) continue;
     for (double x : g.data) ASSERT_EQ(x, 0.0) << name;
   }
-  std::vector<float> dir(fast.num_params());
-  double norm = 0;
-  for (float& x : dir) {
-    x = static_cast<float>(rng.Normal());
-    norm += double(x) * x;
-  }
-  double slope = 0;  // along a unit direction
-  for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= static_cast<float>(std::sqrt(norm)));
-  ASSERT_NE(slope, 0.0);
-  const std::vector<float> base(fast.params().begin(), fast.params().end());
-  auto at = [&](double eps) {
-    for (size_t i = 0; i < dir.size(); ++i) fast.params()[i] = static_cast<float>(base[i] + eps * dir[i]);
+  const auto d = cb::fixtures::AlongRandomDirection(fast.params(), grad, rng, [&] {
     std::vector<float> g(fast.num_params());
     return fast.ImageHiddenLossAndGrad(images, B, loss, g);
-  };
-  const double eps = 2e-2, d1 = (at(eps) - at(-eps)) / (2 * eps), d2 = (at(eps / 2) - at(-eps / 2)) / eps;
-  EXPECT_NEAR((4 * d2 - d1) / 3, slope, 5e-3 * std::max(1.0, std::abs(slope)));
+  });
+  ASSERT_NE(d.analytic, 0.0);
+  EXPECT_NEAR(d.numeric, d.analytic, 5e-3 * std::max(1.0, std::abs(d.analytic)));
   std::vector<float> g(fast.num_params());
   EXPECT_THROW(fast.ImageHiddenLossAndGrad(std::span<const float>(images).first(pixels + 1), 1, loss, g),
                std::invalid_argument);

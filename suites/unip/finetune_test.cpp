@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures/directional_derivative.h"
 #include "fixtures/fresh_seed.h"
 #include "harness/random.h"
 #include "reference/unip/miou.h"
@@ -43,24 +44,10 @@ TEST(FineTune, GradientMatchesCentralDifferences) {
     std::vector<float> g(model.num_params());
     return FineTuneLossAndGrad(model, head, images, B, labels, g, nullptr);
   };
-  // Backbone: the slope along a unit random direction (Richardson).
-  std::vector<float> dir(model.num_params());
-  double norm = 0;
-  for (float& x : dir) {
-    x = float(rng.Normal());
-    norm += double(x) * x;
-  }
-  double slope = 0;
-  for (size_t i = 0; i < dir.size(); ++i) slope += double(grad[i]) * (dir[i] /= float(std::sqrt(norm)));
-  ASSERT_NE(slope, 0.0);
-  const std::vector<float> base = model.params();
-  auto at = [&](double eps) {
-    for (size_t i = 0; i < dir.size(); ++i) model.params()[i] = float(base[i] + eps * dir[i]);
-    return loss();
-  };
-  const double eps = 2e-2, d1 = (at(eps) - at(-eps)) / (2 * eps), d2 = (at(eps / 2) - at(-eps / 2)) / eps;
-  EXPECT_NEAR((4 * d2 - d1) / 3, slope, 5e-3 * std::max(1.0, std::abs(slope)));
-  model.params() = base;
+  // Backbone: along a unit random direction (Richardson).
+  const auto d = fixtures::AlongRandomDirection(model.params(), grad, rng, loss);
+  ASSERT_NE(d.analytic, 0.0);
+  EXPECT_NEAR(d.numeric, d.analytic, 5e-3 * std::max(1.0, std::abs(d.analytic)));
   // Head: the loss is fp64 given the (fixed) features, so entry-wise central
   // differences hold tightly.
   auto tensors = head.Tensors();
