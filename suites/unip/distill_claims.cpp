@@ -94,8 +94,11 @@ double ProbeOn(lm_suite::CpuTransformer& model, const gen::SegScenes& train, con
   return ProbeMiou(probe, PatchFeatures(model, images(test)), test, kPatch);
 }
 
-void RecordCi(h::ClaimContext& ctx, const std::string& name, const h::MeanCi& c, const std::vector<double>& x) {
-  ctx.RecordEstimate({.case_name = name, .backend = "cpu", .params = {{"threads", 1}}, .metric = "mean_over_seeds",
+// Rows of claims that share a case name carry what tells them apart in
+// `params` (the gate matches rows by suite, case, params and metric).
+void RecordCi(h::ClaimContext& ctx, const std::string& name, const h::MeanCi& c, const std::vector<double>& x,
+              nlohmann::json params = {{"threads", 1}}) {
+  ctx.RecordEstimate({.case_name = name, .backend = "cpu", .params = std::move(params), .metric = "mean_over_seeds",
                       .unit = "mIoU", .value = c.mean, .ci_low = c.low, .ci_high = c.high, .n = c.n, .samples = x});
 }
 
@@ -150,7 +153,8 @@ h::Outcome DistillLayers(h::ClaimContext& ctx, TeacherKind kind) {
       d_none[e].push_back(v[0] - v[2]);
       for (int m = 0; m < 3; ++m)
         ctx.RecordExact({.case_name = e ? "ir_llfpn_miou" : "ir_probe_miou", .backend = "cpu",
-                         .params = {{"method", m == 0 ? "nmi_had" : m == 1 ? "last_layer" : "none"},
+                         .params = {{"teacher", Name(kind)},
+                                    {"method", m == 0 ? "nmi_had" : m == 1 ? "last_layer" : "none"},
                                     {"seed_index", i}, {"had_layer", had_layer}},
                          .metric = "miou", .unit = "1", .direction = "higher", .value = v[m], .n = s.test_scenes});
     }
@@ -160,8 +164,9 @@ h::Outcome DistillLayers(h::ClaimContext& ctx, TeacherKind kind) {
   for (int e = 0; e < 2; ++e) {
     const std::string prefix = e ? "llfpn_" : "";
     const h::MeanCi c_last = h::TMeanCi(d_last[e]), c_none = h::TMeanCi(d_none[e]);
-    RecordCi(ctx, prefix + "miou_had_minus_last", c_last, d_last[e]);
-    RecordCi(ctx, prefix + "miou_had_minus_none", c_none, d_none[e]);
+    const nlohmann::json params = {{"teacher", Name(kind)}, {"threads", 1}};
+    RecordCi(ctx, prefix + "miou_had_minus_last", c_last, d_last[e], params);
+    RecordCi(ctx, prefix + "miou_had_minus_none", c_none, d_none[e], params);
     judged.push_back(h::Estimate::Ci(c_last.mean, c_last.low, c_last.high));
     judged.push_back(h::Estimate::Ci(c_none.mean, c_none.low, c_none.high));
     means += std::string(e ? "; LL-FPN" : "; probe") + " mean IR mIoU had " + h::FormatNumber(h::TMeanCi(had[e]).mean) +

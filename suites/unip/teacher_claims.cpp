@@ -45,8 +45,9 @@ h::Outcome TeacherProfile(h::ClaimContext& ctx, TeacherKind kind) {
   TrainedTeacher t = TrainTeacher(kind, spec, train, scenes(count / 4, ctx.seed() + 500));
   ctx.Progress(0.9, "attention profile");
   const std::vector<double> profile = AttentionNmiProfile(t.model, SceneImages(train, false));
-  const nlohmann::json base = {{"layers", layers}, {"steps", steps}, {"scenes", count}, {"dim", 32},
-                               {"heads", 4},       {"patch", 8},     {"size", 32}, {"threads", 1}};
+  const nlohmann::json base = {{"teacher", Name(kind)}, {"layers", layers}, {"steps", steps},
+                               {"scenes", count},       {"dim", 32},         {"heads", 4},
+                               {"patch", 8},            {"size", 32},        {"threads", 1}};
   const bool supervised = kind == TeacherKind::kSupervised;
   ctx.RecordExact({.case_name = "teacher", .backend = "cpu", .params = base, .metric = t.fit_metric,
                    .unit = "1", .direction = supervised ? "higher" : "lower", .value = t.fit,
