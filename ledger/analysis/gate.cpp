@@ -347,13 +347,17 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   rep.cross_platform = cross_platform;
   rep.policy_version = policy.policy_version;
 
-  std::unordered_map<std::string, size_t> base_rows;
+  // A key may occur more than once in a run (two claims recording the same
+  // measurement, or different ones under one key by mistake): its i-th
+  // occurrence in the candidate meets its i-th in the baseline, in recording
+  // order, never every one the first.
+  std::unordered_map<std::string, std::vector<size_t>> base_rows;  // key -> baseline rows, in order
   base_rows.reserve(baseline.results.size());
   for (size_t i = 0; i < baseline.results.size(); ++i) {
-    base_rows.emplace(RowKey(baseline.results[i]), i);
+    base_rows[RowKey(baseline.results[i])].push_back(i);
   }
-  std::unordered_map<std::string, bool> seen;
-  seen.reserve(candidate.results.size());
+  std::unordered_map<std::string, size_t> matched;  // key -> baseline occurrences met so far
+  matched.reserve(candidate.results.size());
 
   const size_t min_samples = static_cast<size_t>(policy.min_samples);
   std::vector<size_t> speed_rows;
@@ -363,9 +367,9 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
   for (size_t ci = 0; ci < candidate.results.size(); ++ci) {
     const Result& c = candidate.results[ci];
     const OptKind kc = candidate.KindOf(ci);
-    std::string key = RowKey(c);
+    const std::string key = RowKey(c);
     const auto it = base_rows.find(key);
-    if (it == base_rows.end()) {
+    if (it == base_rows.end() || matched[key] == it->second.size()) {
       GateRow g = Skeleton(c, kc);
       g.verdict = "NEW";
       g.candidate_value = c.value;
@@ -374,9 +378,9 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
       rep.rows.push_back(std::move(g));
       continue;
     }
-    seen.emplace(std::move(key), true);
-    const Result& b = baseline.results[it->second];
-    const OptKind kb = baseline.KindOf(it->second);
+    const size_t bi = it->second[matched[key]++];
+    const Result& b = baseline.results[bi];
+    const OptKind kb = baseline.KindOf(bi);
     GateRow g = Skeleton(c, kc);
     // The kind both rows declare decides the comparison; the gate never
     // infers it from the metric's name, its unit or its samples.
@@ -431,9 +435,11 @@ GateReport Gate(const RunData& baseline, const RunData& candidate, const GatePol
     }
     rep.rows.push_back(std::move(g));
   }
+  std::unordered_map<std::string, size_t> occurrence;  // key -> baseline occurrences passed
   for (size_t bi = 0; bi < baseline.results.size(); ++bi) {
     const Result& b = baseline.results[bi];
-    if (seen.count(RowKey(b))) continue;
+    const std::string key = RowKey(b);
+    if (occurrence[key]++ < matched[key]) continue;
     GateRow g = Skeleton(b, baseline.KindOf(bi));
     g.verdict = "MISSING";
     g.baseline_value = b.value;

@@ -4,7 +4,9 @@
 // candidate run against a baseline run, row by row, with a verdict per row and
 // an exit code for CI.
 //
-// Rows match on RowKey() (suite, case, backend, canonical params, metric).
+// Rows match on RowKey() (suite, case, backend, canonical params, metric);
+// a key that occurs several times in a run pairs its i-th occurrence in the
+// candidate with its i-th in the baseline, in recording order.
 // How a pair of rows is compared is decided by the kind each row declares
 // (harness ResultKind, stored in results.kind since ledger schema 4), never
 // by the metric's name, its unit, its samples or its params:

@@ -103,6 +103,48 @@ TEST(Gate, PlantedTenPercentSlowdownIsSlower) {
   EXPECT_EQ(rep2.exit_code, 0);
 }
 
+// One key recorded twice with different values (two claims' rows that
+// collided): each occurrence meets its own counterpart, so an unchanged run
+// matches; a run with one occurrence fewer reports the last one MISSING,
+// one more reports it NEW.
+TEST(Gate, ARepeatedKeyPairsOccurrencesInOrder) {
+  RunData base = MakeRun("base"), cand = MakeRun("cand");
+  for (double v : {1.0, 2.0}) {
+    Result r = Accuracy("twice", v, "in", "out");
+    r.kind = cb::harness::ResultKind::kExact;
+    base.results.push_back(r);
+    cand.results.push_back(r);
+  }
+  const GateReport same = Gate(base, cand, GatePolicy{}, false);
+  ASSERT_EQ(same.rows.size(), 2u);
+  for (const GateRow& g : same.rows) EXPECT_EQ(g.verdict, "MATCH") << g.baseline_value.value_or(-1);
+  EXPECT_EQ(same.exit_code, 0);
+
+  // The report orders rows by verdict: find them by it.
+  auto only = [](const GateReport& r, const std::string& verdict) {
+    std::vector<const GateRow*> out;
+    for (const GateRow& g : r.rows)
+      if (g.verdict == verdict) out.push_back(&g);
+    return out;
+  };
+  RunData shorter = MakeRun("cand");
+  shorter.results.push_back(cand.results[0]);
+  const GateReport fewer = Gate(base, shorter, GatePolicy{}, false);
+  ASSERT_EQ(fewer.rows.size(), 2u);
+  ASSERT_EQ(only(fewer, "MATCH").size(), 1u);
+  EXPECT_EQ(*only(fewer, "MATCH")[0]->baseline_value, 1.0);
+  ASSERT_EQ(only(fewer, "MISSING").size(), 1u);
+  EXPECT_EQ(*only(fewer, "MISSING")[0]->baseline_value, 2.0);
+
+  RunData longer = cand;
+  longer.results.push_back(cand.results[1]);
+  const GateReport more = Gate(base, longer, GatePolicy{}, false);
+  ASSERT_EQ(more.rows.size(), 3u);
+  EXPECT_EQ(only(more, "MATCH").size(), 2u);
+  ASSERT_EQ(only(more, "NEW").size(), 1u);
+  EXPECT_EQ(*only(more, "NEW")[0]->candidate_value, 2.0);
+}
+
 // The kind each row declares decides its comparison; names, units, samples
 // and params do not: a row called "seconds" in unit "s" that is declared
 // exact is compared by tolerance, an accuracy with per-seed samples declared
