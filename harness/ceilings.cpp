@@ -115,12 +115,21 @@ void ParallelSlices(int threads, size_t bytes, Fn fn) {
   for (auto& th : pool) th.join();
 }
 
-CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
-  // >= 4x the whole LLC so the copy streams from DRAM even on big-cache
-  // parts; quick keeps the floor at 32 MiB a side, full at 128 MiB.
-  const int64_t llc = LastLevelCacheBytes();
+// Bytes per copy buffer or STREAM array: >= 4x the whole LLC (STREAM's rule)
+// so the kernels stream from DRAM even on big-cache parts; quick keeps the
+// floor at 32 MiB, full at 128 MiB; capped at 1 GiB, below 4x the LLC where
+// the machine reports more than 256 MiB of it (a VM may report its host's
+// whole L3: 508 MiB seen on a 2-core EPYC guest), which the detail records.
+constexpr size_t kMaxBufferBytes = size_t{1} << 30;
+
+size_t BufferBytes(bool quick, int64_t llc) {
   const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
-  const size_t bytes = std::min<size_t>(size_t{1} << 30, std::max<size_t>(floor_bytes, 4 * llc));
+  return std::min<size_t>(kMaxBufferBytes, std::max<size_t>(floor_bytes, 4 * llc));
+}
+
+CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
+  const int64_t llc = LastLevelCacheBytes();
+  const size_t bytes = BufferBytes(quick, llc);
   AlignedBytes src(bytes), dst(bytes);
   ParallelSlices(threads, bytes, [&](int, size_t b, size_t e) {
     std::memset(src.data + b, 0x5A, e - b);  // fault pages in, in the thread that copies them
@@ -141,6 +150,7 @@ CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {
                      json{{"bytes_per_buffer", bytes},
                           {"bytes_counted", "read+write"},
                           {"last_level_cache_bytes", llc},
+                          {"below_4x_llc", int64_t(bytes) < 4 * llc},
                           {"threads", threads},
                           {"method", "memcpy, one slice per thread"}});
 }
@@ -206,14 +216,10 @@ struct StreamArrays {
   double *a, *b, *c;
 };
 
-// Elements per STREAM array: each >= 4x the whole LLC (STREAM's rule), so
-// every kernel streams from DRAM; quick keeps the floor at 32 MiB an array,
-// full at 128 MiB; a multiple of 16 (SumSlice's stride).
+// Elements per STREAM array (BufferBytes), a multiple of 16 (SumSlice's
+// stride).
 size_t StreamElements(bool quick) {
-  const int64_t llc = LastLevelCacheBytes();
-  const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
-  const size_t bytes = std::min<size_t>(size_t{1} << 30, std::max<size_t>(floor_bytes, 4 * llc));
-  return bytes / sizeof(double) / 16 * 16;
+  return BufferBytes(quick, LastLevelCacheBytes()) / sizeof(double) / 16 * 16;
 }
 
 CeilingMeasurement StreamBandwidth(bool quick, int threads, const StreamSpec& spec,
@@ -283,10 +289,12 @@ CeilingMeasurement StreamBandwidth(bool quick, int threads, const StreamSpec& sp
                           {"write_allocate_counted", false},
                           {"non_temporal_stores", false},
                           {"last_level_cache_bytes", llc},
+                          {"below_4x_llc", int64_t(n * sizeof(double)) + 128 < 4 * llc},
                           {"threads", threads},
                           {"timing", "wall clock (steady_clock) around all threads"},
                           {"method",
-                           "STREAM (McCalpin) kernel on fp64 arrays >= 4x LLC, one contiguous "
+                           "STREAM (McCalpin) kernel on fp64 arrays of 4x LLC (at least 32 MiB "
+                           "quick, 128 MiB full; at most 1 GiB), one contiguous "
                            "slice per std::thread, first touch by the owning thread, plain stores "
                            "(compiler -O2 vectorisation), best of the repetitions"}});
 }

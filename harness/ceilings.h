@@ -50,7 +50,8 @@ struct CeilingMeasurement {
 
 // The CPU ceilings. quick: sizes and repetitions that take about 2 s of CPU
 // on a 2-core machine (1024^3 SGEMM, 3 repetitions; copy buffers and STREAM
-// arrays of max(32 MiB, 4x the last-level cache), capped at 1 GiB; STREAM
+// arrays of max(32 MiB, 4x the last-level cache), capped at 1 GiB, with
+// detail.below_4x_llc saying when the cap binds; STREAM
 // kernels 2 repetitions after a warm-up); otherwise 2048^3, more repetitions
 // and a 128 MiB floor. Throws std::runtime_error when a
 // check of the work fails.
@@ -67,7 +68,9 @@ std::vector<CeilingMeasurement> MeasureGpuCeilings(bool quick,
 nlohmann::json ToJson(const CeilingMeasurement& ceiling);
 
 // Total last-level cache of the machine in bytes (the sum over distinct
-// cache instances, e.g. one L3 per CCD), 0 if sysfs does not say.
+// cache instances in sysfs, e.g. one L3 per CCD); where sysfs has no cache
+// folders (some VMs), glibc's sysconf(_SC_LEVEL3_CACHE_SIZE), from CPUID;
+// 0 if neither says.
 int64_t LastLevelCacheBytes();
 
 }  // namespace cb::harness

@@ -70,9 +70,14 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   EXPECT_EQ(copy.detail.at("threads").get<unsigned>(), std::thread::hardware_concurrency());
   EXPECT_EQ(ceilings.at("cpu_copy_bandwidth_1t").detail.at("threads"), 1);
   EXPECT_EQ(copy.detail.at("bytes_counted"), "read+write");
-  // The copy must not fit in cache, or it measures the cache.
+  // The copy must not fit in cache, or it measures the cache; where 4x the
+  // reported LLC exceeds the 1 GiB cap, the detail says so.
   const int64_t llc = LastLevelCacheBytes();
-  EXPECT_GE(copy.detail.at("bytes_per_buffer").get<int64_t>(), 4 * llc);
+  const bool capped = 4 * llc > (int64_t{1} << 30);
+  EXPECT_EQ(copy.detail.at("below_4x_llc").get<bool>(), capped);
+  if (!capped) {
+    EXPECT_GE(copy.detail.at("bytes_per_buffer").get<int64_t>(), 4 * llc);
+  }
   // Quick mode's documented sizes (ceilings.h), so that it cannot quietly
   // become the full mode; checked by size rather than by wall time, which a
   // shared machine cannot promise.
@@ -104,8 +109,15 @@ TEST(CeilingsTest, StreamCeilingsSayTheirThreadsAccessAndMethod) {
       EXPECT_EQ(d.at("bytes_counted"), want.second) << name;
       EXPECT_EQ(d.at("non_temporal_stores"), false) << name;
       EXPECT_NE(d.at("method").get<std::string>().find("STREAM"), std::string::npos) << name;
-      // Each array well beyond the last-level cache, or it measures the cache.
-      EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
+      // Each array well beyond the last-level cache, or it measures the
+      // cache; past the 1 GiB cap the detail says it is not.
+      const bool capped = 4 * llc > (int64_t{1} << 30);
+      EXPECT_EQ(d.at("below_4x_llc").get<bool>(), capped) << name;
+      if (capped) {
+        EXPECT_EQ(d.at("bytes_per_array").get<int64_t>(), int64_t{1} << 30) << name;
+      } else {
+        EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
+      }
     }
   }
 }
