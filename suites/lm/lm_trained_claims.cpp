@@ -318,7 +318,8 @@ CB_REGISTER_CLAIM(l6, {.id = "lm.L6",
                                     "target's cost (the ratio MTAD's cost model uses)",
                        .paper_value = "< 1",
                        .metric = "draft / target decode time per token (paired median)",
-                       .criterion = h::AtMost(1.0, "draft/target time ratio")},
+                       .criterion = h::AtMost(1.0, "draft/target time ratio"),
+                       .depends_on_clock = true},
                   DraftTargetCostRatio);
 
 }  // namespace
