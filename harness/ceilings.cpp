@@ -117,14 +117,15 @@ void ParallelSlices(int threads, size_t bytes, Fn fn) {
 
 // Bytes per copy buffer or STREAM array: >= 4x the whole LLC (STREAM's rule)
 // so the kernels stream from DRAM even on big-cache parts; quick keeps the
-// floor at 32 MiB, full at 128 MiB; capped at 1 GiB, below 4x the LLC where
-// the machine reports more than 256 MiB of it (a VM may report its host's
-// whole L3: 508 MiB seen on a 2-core EPYC guest), which the detail records.
-constexpr size_t kMaxBufferBytes = size_t{1} << 30;
-
+// floor at 32 MiB and caps at 256 MiB, full 128 MiB and 1 GiB. A cap binds
+// where the machine reports a large LLC (a VM may report its host's whole
+// L3: 508 MiB seen on a 2-core EPYC guest, where quick ceilings of 1 GiB
+// arrays blocked every other measurer for minutes under ASan); the detail
+// records it as below_4x_llc.
 size_t BufferBytes(bool quick, int64_t llc) {
   const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
-  return std::min<size_t>(kMaxBufferBytes, std::max<size_t>(floor_bytes, 4 * llc));
+  const size_t cap_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
+  return std::min<size_t>(cap_bytes, std::max<size_t>(floor_bytes, 4 * llc));
 }
 
 CeilingMeasurement CopyBandwidth(bool quick, int threads, const char* name) {

@@ -50,8 +50,9 @@ struct CeilingMeasurement {
 
 // The CPU ceilings. quick: sizes and repetitions that take about 2 s of CPU
 // on a 2-core machine (1024^3 SGEMM, 3 repetitions; copy buffers and STREAM
-// arrays of max(32 MiB, 4x the last-level cache), capped at 1 GiB, with
-// detail.below_4x_llc saying when the cap binds; STREAM
+// arrays of max(32 MiB, 4x the last-level cache), capped at 256 MiB (full:
+// 128 MiB floor, 1 GiB cap), with detail.below_4x_llc saying when the cap
+// binds; STREAM
 // kernels 2 repetitions after a warm-up); otherwise 2048^3, more repetitions
 // and a 128 MiB floor. Throws std::runtime_error when a
 // check of the work fails.

@@ -73,7 +73,8 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   // The copy must not fit in cache, or it measures the cache; where 4x the
   // reported LLC exceeds the 1 GiB cap, the detail says so.
   const int64_t llc = LastLevelCacheBytes();
-  const bool capped = 4 * llc > (int64_t{1} << 30);
+  const int64_t quick_cap = int64_t{256} << 20;  // ceilings.h
+  const bool capped = 4 * llc > quick_cap;
   EXPECT_EQ(copy.detail.at("below_4x_llc").get<bool>(), capped);
   if (!capped) {
     EXPECT_GE(copy.detail.at("bytes_per_buffer").get<int64_t>(), 4 * llc);
@@ -82,7 +83,7 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   // become the full mode; checked by size rather than by wall time, which a
   // shared machine cannot promise.
   const int64_t quick_bytes =
-      std::min<int64_t>(int64_t{1} << 30, std::max<int64_t>(int64_t{32} << 20, 4 * llc));
+      std::min<int64_t>(quick_cap, std::max<int64_t>(int64_t{32} << 20, 4 * llc));
   EXPECT_EQ(copy.detail.at("bytes_per_buffer").get<int64_t>(), quick_bytes);
   EXPECT_EQ(ceilings.at("cpu_sgemm").detail.at("n"), 1024);
   for (const auto& [name, unit] : units) {
@@ -111,10 +112,10 @@ TEST(CeilingsTest, StreamCeilingsSayTheirThreadsAccessAndMethod) {
       EXPECT_NE(d.at("method").get<std::string>().find("STREAM"), std::string::npos) << name;
       // Each array well beyond the last-level cache, or it measures the
       // cache; past the 1 GiB cap the detail says it is not.
-      const bool capped = 4 * llc > (int64_t{1} << 30);
+      const bool capped = 4 * llc > (int64_t{256} << 20);  // the quick cap, ceilings.h
       EXPECT_EQ(d.at("below_4x_llc").get<bool>(), capped) << name;
       if (capped) {
-        EXPECT_EQ(d.at("bytes_per_array").get<int64_t>(), int64_t{1} << 30) << name;
+        EXPECT_EQ(d.at("bytes_per_array").get<int64_t>(), int64_t{256} << 20) << name;
       } else {
         EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
       }
