@@ -113,11 +113,9 @@ struct IrScores {
 
 IrScores IrScoresOf(lm_suite::CpuTransformer& model, const Setup& s, const gen::SegScenes& train,
                     const gen::SegScenes& test, uint64_t seed) {
-  const std::vector<float> train_ir = InfraredAsRgb(train), test_ir = InfraredAsRgb(test);
-  const LinearProbe probe = FitRidgeProbe(PatchFeatures(model, train_ir), PatchMajorityLabels(train, kPatch),
-                                          model.config().hidden_size, kClasses + 1, kLambda);
-  return {ProbeMiou(probe, PatchFeatures(model, test_ir), test, kPatch),
-          FineTunedMiou(model, train_ir, train, test_ir, test, kClasses + 1, {.steps = s.fpn_steps, .seed = seed})};
+  return {ProbeOn(model, train, test, true),
+          FineTunedMiou(model, InfraredAsRgb(train), train, InfraredAsRgb(test), test, kClasses + 1,
+                        {.steps = s.fpn_steps, .seed = seed})};
 }
 
 h::Outcome DistillLayers(h::ClaimContext& ctx, TeacherKind kind) {
