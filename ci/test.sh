@@ -9,31 +9,34 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${CB_JOBS:-$(nproc)}"
+# Each phase header says how long the run has taken so far, so a CI log
+# shows where the time goes.
+phase() { echo "== [${SECONDS} s] $*"; }
 
 ci/deps.sh
 . ci/ccache.sh
 
-echo "== layering: includes point one way (ci/layering.sh)"
+phase "layering: includes point one way (ci/layering.sh)"
 ci/layering.sh
 
-echo "== release: configure and build"
+phase "release: configure and build"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 
-echo "== release: ctest (labels that need no GPU)"
+phase "release: ctest (labels that need no GPU)"
 ctest --preset release -j "$jobs" -LE gpu
 
-echo "== release: regression gate of the smoke profile against ci/baselines/ (ci/baseline.sh)"
+phase "release: regression gate of the smoke profile against ci/baselines/ (ci/baseline.sh)"
 ci/baseline.sh check
 
-echo "== a throw-away method edits no shared file (ci/new_method_check.sh)"
+phase "a throw-away method edits no shared file (ci/new_method_check.sh)"
 ci/new_method_check.sh
 
-echo "== asan: configure and build"
+phase "asan: configure and build"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 
-echo "== asan: the same tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+phase "asan: the same tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Not label "browser": it checks the HTML report's scripts in chromium, not
@@ -45,5 +48,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 ctest --preset asan -j "$jobs" -LE "gpu|browser" \
   -E "GateCliTest.TwoIdenticalSmokeRunsNeverRegress|ShardCliTest.FourShardsMergedEqualOneUnshardedRun"
 
-echo "== fuzz: each libFuzzer target for 20 s (ci/fuzz.sh)"
+phase "fuzz: each libFuzzer target for 20 s (ci/fuzz.sh)"
 CB_FUZZ_SECONDS=20 CB_FUZZ_NO_TSAN=1 ci/fuzz.sh
+
+phase "done"

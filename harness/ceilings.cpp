@@ -1,7 +1,7 @@
 // File: harness/ceilings.cpp
 // -----------------------------------------------------------------------------
-// CPU ceilings (copy bandwidth, OpenBLAS SGEMM) and the host side of the GPU
-// ceilings (harness/ceilings.h).
+// CPU ceilings (copy and STREAM bandwidth, OpenBLAS SGEMM, Philox blocks/s)
+// and the host side of the GPU ceilings (harness/ceilings.h).
 //
 // Napkin math for this project's 2-core CI machine (AMD EPYC, 32 MiB L3):
 // one core streams ~10-20 GB/s (read + write), so a 4x-LLC copy takes tens of
@@ -29,6 +29,7 @@
 #include "harness/backend.h"
 #include "harness/blas_info.h"
 #include "harness/energy.h"
+#include "harness/philox_rate.h"
 #include "harness/random.h"
 #include "harness/stats.h"
 
@@ -380,6 +381,28 @@ CeilingMeasurement Sgemm(bool quick) {
                           {"method", "cblas_sgemm row-major NN, alpha 1, beta 0"}});
 }
 
+// Philox4x32-10 blocks per second (harness/philox_rate.h) on `threads`
+// threads: the bound of kernels that draw a keyed block per element. Quick:
+// 2^25 blocks per thread and repetition (tens of ms), full 2^27.
+CeilingMeasurement PhiloxRate(bool quick, int threads, std::string name) {
+  const int64_t blocks = int64_t{1} << (quick ? 25 : 27);
+  const int warmup = 1, reps = quick ? 3 : 7;
+  std::vector<double> samples;  // Gblock/s
+  for (int r = 0; r < warmup + reps; ++r) {
+    const double rate = PhiloxBlocksPerSecond(threads, blocks);
+    if (r >= warmup) samples.push_back(rate / 1e9);
+  }
+  return FromSamples(std::move(name), "Gblock/s", samples, warmup,
+                     json{{"blocks_per_thread", blocks},
+                          {"threads", threads},
+                          {"kernel", PhiloxRateKernel()},
+                          {"timing", "wall clock (steady_clock) around all threads"},
+                          {"method",
+                           "consecutive counters of one stream per thread, every output word "
+                           "xor-folded, the first 64 blocks of each thread checked against "
+                           "harness/philox.h"}});
+}
+
 }  // namespace
 
 int64_t LastLevelCacheBytes() {
@@ -426,8 +449,26 @@ std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick) {
     out.push_back(StreamBandwidth(quick, cores, spec, spec.name, arrays));
     out.push_back(StreamBandwidth(quick, 1, spec, std::string(spec.name) + "_1t", arrays));
   }
+  // Before the SGEMM: OpenBLAS's workers spin on the other cores for a while
+  // after a call, and a multi-threaded measurement right after it shared its
+  // cores with them (two of three all-core Philox samples ran at one core's
+  // rate on this project's 2-core machine).
+  out.push_back(PhiloxRate(quick, cores, "cpu_philox4x32_10"));
+  out.push_back(PhiloxRate(quick, 1, "cpu_philox4x32_10_1t"));
   out.push_back(Sgemm(quick));
   return out;
+}
+
+std::vector<std::string> CpuCeilingNames() {
+  std::vector<std::string> names = {"cpu_copy_bandwidth", "cpu_copy_bandwidth_1t"};
+  for (const StreamSpec& spec : kStream) {
+    names.push_back(spec.name);
+    names.push_back(std::string(spec.name) + "_1t");
+  }
+  for (const char* name : {"cpu_philox4x32_10", "cpu_philox4x32_10_1t", "cpu_sgemm"}) {
+    names.push_back(name);
+  }
+  return names;
 }
 
 std::vector<CeilingMeasurement> MeasureGpuCeilings([[maybe_unused]] bool quick,

@@ -20,6 +20,11 @@
 //                                    detail.blas names the library and core
 //                                    as loaded, detail.warning says when it
 //                                    runs generic kernels (harness/blas_info.h)
+//   cpu_philox4x32_10      Gblock/s Philox4x32-10 blocks per second, all
+//   cpu_philox4x32_10_1t             logical cores / one thread, with the
+//                                    PF samplers' own AVX-512 kernel where
+//                                    the CPU has it (harness/philox_rate.h):
+//                                    the bound of a keyed-noise sampler
 //   gpu_copy_bandwidth     GB/s     cudaMemcpyAsync device-to-device, bytes
 //                                   read + written, CUDA events
 //   gpu_sgemm              TFLOP/s  cuBLAS FP32 GEMM (no TF32), 2 n^3 flops
@@ -44,19 +49,24 @@ namespace cb::harness {
 struct CeilingMeasurement {
   std::string name;   // one of the names above
   double value = 0;   // in `unit`
-  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s"
+  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s", "Gblock/s"
   nlohmann::json detail;
 };
 
 // The CPU ceilings. quick: sizes and repetitions that take about 2 s of CPU
 // on a 2-core machine (1024^3 SGEMM, 3 repetitions; copy buffers and STREAM
-// arrays of max(32 MiB, 4x the last-level cache), capped at 256 MiB (full:
-// 128 MiB floor, 1 GiB cap), with detail.below_4x_llc saying when the cap
-// binds; STREAM
-// kernels 2 repetitions after a warm-up); otherwise 2048^3, more repetitions
-// and a 128 MiB floor. Throws std::runtime_error when a
-// check of the work fails.
+// arrays of max(32 MiB, 4x the last-level cache), capped at 256 MiB, with
+// detail.below_4x_llc saying when the cap binds; STREAM kernels 2
+// repetitions after a warm-up; 2^25 Philox blocks per thread, 3
+// repetitions); otherwise 2048^3, more repetitions, a 128 MiB floor and
+// 1 GiB cap, 2^27 blocks. Throws std::runtime_error when a check of the
+// work fails.
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
+
+// The names MeasureCpuCeilings returns, without measuring: a
+// ledger whose stored ceilings lack one of them (stored by an older build)
+// measures again.
+std::vector<std::string> CpuCeilingNames();
 
 // The GPU ceilings on CUDA device 0 (quick: 4096^3 GEMMs and 256 MiB copies;
 // else 8192^3 and 1 GiB). Without a usable device (or on CPU-only builds)

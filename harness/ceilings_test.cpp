@@ -5,12 +5,14 @@
 // consistent; the GPU ceilings must say why they are missing, or, on a GPU,
 // be present and ordered as tensor cores imply.
 #include "harness/ceilings.h"
+#include "harness/philox_rate.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "fixtures/backend_test.h"
@@ -48,10 +50,12 @@ const std::map<std::string, CeilingMeasurement>& QuickCpu() {
 
 TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   const auto& ceilings = QuickCpu();
-  ASSERT_EQ(ceilings.size(), 13u);
+  ASSERT_EQ(ceilings.size(), 15u);
   std::map<std::string, std::string> units = {{"cpu_copy_bandwidth", "GB/s"},
                                               {"cpu_copy_bandwidth_1t", "GB/s"},
-                                              {"cpu_sgemm", "GFLOP/s"}};
+                                              {"cpu_sgemm", "GFLOP/s"},
+                                              {"cpu_philox4x32_10", "Gblock/s"},
+                                              {"cpu_philox4x32_10_1t", "Gblock/s"}};
   for (const char* k : {"copy", "scale", "add", "triad", "read"}) {
     units[std::string("cpu_stream_") + k] = "GB/s";
     units[std::string("cpu_stream_") + k + "_1t"] = "GB/s";
@@ -120,6 +124,26 @@ TEST(CeilingsTest, StreamCeilingsSayTheirThreadsAccessAndMethod) {
         EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
       }
     }
+  }
+}
+
+TEST(CeilingsTest, CpuCeilingNamesAreWhatTheMeasurementReturns) {
+  std::set<std::string> measured, named;
+  for (const auto& [name, c] : QuickCpu()) measured.insert(name);
+  for (const auto& name : CpuCeilingNames()) named.insert(name);
+  EXPECT_EQ(measured, named);
+  EXPECT_EQ(CpuCeilingNames().size(), named.size()) << "each name once";
+}
+
+TEST(CeilingsTest, PhiloxCeilingsSayTheirThreadsKernelAndBlocks) {
+  const auto& ceilings = QuickCpu();
+  for (const bool one : {false, true}) {
+    const std::string name = std::string("cpu_philox4x32_10") + (one ? "_1t" : "");
+    ASSERT_TRUE(ceilings.count(name)) << name;
+    const auto& d = ceilings.at(name).detail;
+    EXPECT_EQ(d.at("threads").get<unsigned>(), one ? 1u : std::thread::hardware_concurrency());
+    EXPECT_EQ(d.at("kernel"), PhiloxRateKernel()) << name;
+    EXPECT_EQ(d.at("blocks_per_thread"), int64_t{1} << 25) << "ceilings.h quick size";
   }
 }
 

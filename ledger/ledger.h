@@ -97,7 +97,7 @@ std::string FormatMeasured(const ClaimRow& c);
 struct Ceiling {
   std::string name;   // "cpu_copy_bandwidth", "cpu_sgemm", "gpu_copy_bandwidth", ...
   double value = 0;
-  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s"
+  std::string unit;   // "GB/s", "GFLOP/s", "TFLOP/s", "Gblock/s"
   nlohmann::json detail = nlohmann::json::object();
   std::string measured_at;  // ISO-8601 UTC; set by PutCeilings, filled by GetCeilings
 };

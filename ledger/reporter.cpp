@@ -92,11 +92,12 @@ void Summarise(const std::vector<double>& samples, uint64_t seed, Result* r) {
   }
 }
 
-// Units per second in one unit of a ceiling (harness/ceilings.h and
-// harness/cuda/ceilings_gpu.h use GB/s, GFLOP/s and TFLOP/s), or 0 for a unit
-// this code does not know, which then gets no fraction rather than a wrong one.
+// Units per second in one unit of a ceiling (harness/ceilings.h: GB/s,
+// GFLOP/s, Gblock/s; harness/cuda/ceilings_gpu.h: GB/s, TFLOP/s), or 0 for a
+// unit this code does not know, which then gets no fraction rather than a
+// wrong one.
 double PerSecond(const std::string& unit) {
-  if (unit == "GB/s" || unit == "GFLOP/s") return 1e9;
+  if (unit == "GB/s" || unit == "GFLOP/s" || unit == "Gblock/s") return 1e9;
   if (unit == "TB/s" || unit == "TFLOP/s") return 1e12;
   return 0;
 }
@@ -208,22 +209,26 @@ std::vector<Result> BenchmarkResults(std::span<const Run> reps, uint64_t seed) {
 
 namespace {
 
-// The CPU ceiling a bandwidth row divides by (reporter.h AddCeilingFractions).
-std::string CpuBandwidthCeiling(const Result& r) {
-  // Threads: the benchmark's own declaration (a "threads:N" name axis, for
-  // kernels that spawn their own workers) wins over Google Benchmark's count.
+// "_1t" for a row that runs on one thread, "" for more (the all-core
+// ceilings). The benchmark's own declaration (a "threads:N" name axis, for
+// kernels that spawn their own workers) wins over Google Benchmark's count.
+std::string ThreadSuffix(const Result& r) {
   int threads = r.threads;
   if (r.params.contains("threads") && r.params.at("threads").is_number_integer()) {
     threads = r.params.at("threads").get<int>();
   }
-  const std::string suffix = threads <= 1 ? "_1t" : "";
+  return threads <= 1 ? "_1t" : "";
+}
+
+// The CPU ceiling a bandwidth row divides by (reporter.h AddCeilingFractions).
+std::string CpuBandwidthCeiling(const Result& r) {
   const std::string access =
       r.params.contains("access") && r.params.at("access").is_string()
           ? r.params.at("access").get<std::string>()
           : "";
-  if (access == "read") return "cpu_stream_read" + suffix;
-  if (access == "rw") return "cpu_stream_copy" + suffix;
-  return "cpu_copy_bandwidth" + suffix;  // undeclared: the memcpy ceiling
+  if (access == "read") return "cpu_stream_read" + ThreadSuffix(r);
+  if (access == "rw") return "cpu_stream_copy" + ThreadSuffix(r);
+  return "cpu_copy_bandwidth" + ThreadSuffix(r);  // undeclared: the memcpy ceiling
 }
 
 }  // namespace
@@ -243,6 +248,7 @@ void AddCeilingFractions(std::span<const Ceiling> ceilings, std::vector<Result>*
     std::string ceiling_name;
     if (r.metric == "bytes_per_second") ceiling_name = gpu ? "gpu_copy_bandwidth" : CpuBandwidthCeiling(r);
     if (r.metric == "flops") ceiling_name = gpu ? "gpu_sgemm" : "cpu_sgemm";
+    if (r.metric == "philox_blocks_per_second" && !gpu) ceiling_name = "cpu_philox4x32_10" + ThreadSuffix(r);
     // No matching ceiling (e.g. a ledger measured before the thread-matched
     // ones existed): no row, rather than a fraction of the wrong limit.
     const Ceiling* c = ceiling_name.empty() ? nullptr : find(ceiling_name);

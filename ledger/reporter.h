@@ -84,8 +84,10 @@ std::vector<Result> BenchmarkResults(std::span<const benchmark::BenchmarkReporte
 // "_1t" ceiling when its threads (a "threads:N" axis, else Google
 // Benchmark's thread count) are 1, the all-core one otherwise
 // (gpu_copy_bandwidth for backend "cuda"), counter
-// "flops" (a rate) against cpu_sgemm (gpu_sgemm), each ceiling converted to
-// per second by its unit (GB/s, TB/s, GFLOP/s, TFLOP/s). The new row's metric
+// "flops" (a rate) against cpu_sgemm (gpu_sgemm), counter
+// "philox_blocks_per_second" (CPU rows only) against cpu_philox4x32_10, with
+// "_1t" as above; each ceiling converted to per second by its unit (GB/s,
+// TB/s, GFLOP/s, TFLOP/s, Gblock/s). The new row's metric
 // is "<counter>_fraction_of_<ceiling>", unit "1", params + {"ceiling":
 // {name, unit}} (not its measured value, which would change the row's identity from
 // run to run). Rows without a matching

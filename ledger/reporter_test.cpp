@@ -220,6 +220,26 @@ TEST(ReporterTest, BandwidthAndFlopRowsGetCeilingFractions) {
   EXPECT_EQ(gpu_bw.size(), 1u);
 }
 
+TEST(ReporterTest, PhiloxBlockRatesDivideByTheThreadMatchedPhiloxCeiling) {
+  // A sampler that declares two threads in its name, one on Google
+  // Benchmark's single thread, and a CUDA row (no CPU Philox ceiling for it).
+  Result two{.case_name = "sample_pf/cpu", .backend = "cpu", .params = {{"threads", 2}},
+             .metric = "philox_blocks_per_second", .value = 3e9};
+  Result one{.case_name = "sample_pf/cpu", .backend = "cpu", .metric = "philox_blocks_per_second",
+             .value = 1e9, .threads = 1};
+  Result gpu{.case_name = "sample_pf/cuda", .backend = "cuda", .metric = "philox_blocks_per_second",
+             .value = 1e12};
+  std::vector<Result> rows = {two, one, gpu};
+  const std::vector<Ceiling> ceilings = {{"cpu_philox4x32_10", 4, "Gblock/s"},
+                                         {"cpu_philox4x32_10_1t", 2, "Gblock/s"}};
+  AddCeilingFractions(ceilings, &rows);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[3].metric, "philox_blocks_per_second_fraction_of_cpu_philox4x32_10");
+  EXPECT_DOUBLE_EQ(rows[3].value, 0.75);
+  EXPECT_EQ(rows[4].metric, "philox_blocks_per_second_fraction_of_cpu_philox4x32_10_1t");
+  EXPECT_DOUBLE_EQ(rows[4].value, 0.5);
+}
+
 TEST(ReporterTest, CeilingFractionsFollowTheCeilingsUnit) {
   // harness/cuda/ceilings_gpu.cu stores gpu_sgemm in TFLOP/s: 5e12 flop/s
   // against 50 TFLOP/s is 0.1, not 100. A unit we cannot convert gets no row

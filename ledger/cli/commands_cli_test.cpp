@@ -305,6 +305,43 @@ TEST_F(CliTest, RemeasuredCeilingsOnlyRise) {
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "c.db"}).exit_code, 0);
 }
 
+// A ledger whose ceilings an older build stored, before a ceiling existed
+// (cpu_philox4x32_10 came with issue 32), gets the missing ones on its next
+// bench and keeps the others.
+TEST_F(CliTest, CeilingsAddedByANewerBuildAreMeasuredIntoAnOlderLedger) {
+  const ScopedEnv quiet("CB_CEILING_LOAD", "quiet");
+  const std::vector<std::string> bench = {"bench", "--filter", "harness/linear_loop/n:1024$",
+                                          "--repetitions", "1", "--min-time", "0.001",
+                                          "--ledger", "old.db"};
+  ASSERT_EQ(Run(bench).exit_code, 0);
+  {
+    // An unbeatable SGEMM ceiling shows that the stored ones stay.
+    auto ledger = cb::ledger::Ledger::Open(Path("old.db"));
+    const std::string platform = ledger.GetRun(ledger.ResolveRun("latest")).platform_hash;
+    auto stored = ledger.GetCeilings(platform);
+    for (auto& c : stored) {
+      if (c.name == "cpu_sgemm") c.value = 1e30;
+    }
+    ledger.PutCeilings(platform, stored);
+  }
+  ASSERT_EQ(cb::ledger::testutil::ExecSql(Path("old.db"),
+                                          "DELETE FROM ceilings WHERE name LIKE 'cpu_philox4x32_10%';"),
+            "");
+  const Output o = Run(bench);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto ledger = cb::ledger::Ledger::Open(Path("old.db"));
+  const auto now = ledger.GetCeilings(ledger.GetRun(ledger.ResolveRun("latest")).platform_hash);
+  std::set<std::string> names;
+  for (const auto& c : now) {
+    names.insert(c.name);
+    if (c.name == "cpu_sgemm") {
+      EXPECT_EQ(c.value, 1e30) << "a stored ceiling that was not beaten stays";
+    }
+  }
+  EXPECT_TRUE(names.count("cpu_philox4x32_10")) << o.err;
+  EXPECT_TRUE(names.count("cpu_philox4x32_10_1t")) << o.err;
+}
+
 // Issue 30 item 7: ceilings measured beside other work are provisional, and
 // measured again (under the machine-wide lock) until a quiet run replaces
 // them, even with lower values; quiet ceilings are then kept.

@@ -165,7 +165,21 @@ std::vector<cb::ledger::Ceiling> EnsureCeilings(cb::ledger::Ledger& ledger,
   constexpr bool quick = true;
   const std::string override = CeilingLoadOverride();
   auto stored = ledger.GetCeilings(platform_hash);
-  auto done = [&] { return !stored.empty() && !remeasure && !cb::ledger::AnyProvisional(stored); };
+  // Stored by an older build that measured fewer ceilings: measure again
+  // (CeilingsToStore keeps every stored one that is not beaten).
+  auto has_every_cpu_ceiling = [&] {
+    for (const std::string& name : cb::harness::CpuCeilingNames()) {
+      if (std::none_of(stored.begin(), stored.end(),
+                       [&](const cb::ledger::Ceiling& c) { return c.name == name; })) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto done = [&] {
+    return !stored.empty() && !remeasure && !cb::ledger::AnyProvisional(stored) &&
+           has_every_cpu_ceiling();
+  };
   if (done()) return stored;
   // One measurer at a time on this machine; then look again, since the
   // process we waited for may have measured into this very ledger.

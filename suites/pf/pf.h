@@ -96,6 +96,13 @@ void ScoreTermsCpu(cb::ref::pf::Watermark w, const cb::ref::pf::WatermarkParams&
                    std::span<const int32_t> texts, int64_t count, int64_t n,
                    std::span<double> terms);
 
+// How many threads SampleCpu runs for `batch` rows of `vocab` logits: 2 (the
+// caller and pair_runner.h's helper) on a machine with two or more cores for
+// a batch of >= 2 rows and >= 2^16 logits, or one noisy row of >= 2^15
+// logits (split in halves); else 1. Benchmarks name it (issue 32: a
+// benchmark's fraction row divides by the ceiling of its thread count).
+int SampleCpuThreads(int64_t batch, int64_t vocab, Noise noise);
+
 }  // namespace cb::pf
 
 #endif  // CB_SUITES_PF_PF_H_

@@ -12,16 +12,19 @@
 // rounds of two 32x32->64 multiplies. The AVX-512 kernel runs eight blocks per
 // vector in ~6 instructions a round, about 1.8 cycles a block on one core here,
 // i.e. ~23 us per row on each of two cores: the keyed noise, not the read,
-// bounds the noisy samplers, and bytes_per_second (and its fraction of the
-// copy ceiling) shows by how much. Greedy is the pure-read reference.
+// bounds the noisy samplers, so their flat rows also count Philox blocks per
+// second, which the reporter divides by the measured cpu_philox4x32_10
+// ceiling (the same vector Philox alone, harness/philox_rate.h); the read
+// side is bytes_per_second against the read ceiling. Greedy is the pure-read
+// reference.
 // Detection: one context hash (m Mix64), one Philox block, one log and one
 // hash-set probe per token.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/backend.h"
@@ -55,13 +58,6 @@ std::vector<float> PeakedLogits(int64_t batch, int64_t v) {
   return x;
 }
 
-// The CPU samplers run on the caller and one helper thread (pair_runner.h)
-// when there are two cores: said in the name (issue 32), with the access
-// (logits read once, nothing large written), so the fraction row divides by
-// the read-only ceiling at that thread count. Rates use wall time.
-int SampleThreads() { return static_cast<int>(std::min(2u, std::max(1u, std::thread::hardware_concurrency()))); }
-const std::string kSampleAxes = "/access:read/threads:" + std::to_string(SampleThreads());
-
 // Args: V, batch, T in hundredths. One call samples every row.
 void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
   const int64_t v = state.range(0), batch = state.range(1);
@@ -74,25 +70,46 @@ void SampleCpuBench(benchmark::State& state, Noise noise, bool peaked) {
     for (auto& s : streams) ++s;
   }
   state.SetBytesProcessed(state.iterations() * batch * v * static_cast<int64_t>(sizeof(float)));
-  state.counters["threads"] = SampleThreads();
+  // Flat rows skip nothing: every pair of tokens costs one Philox block, so
+  // the block rate is the sampler's rate against its Philox bound (the
+  // reporter's philox_blocks_per_second_fraction_of_cpu_philox4x32_10 row).
+  if (noise != Noise::kNone && !peaked) {
+    state.counters["philox_blocks_per_second"] = benchmark::Counter(
+        static_cast<double>(batch * ((v + 1) / 2)), benchmark::Counter::kIsIterationInvariantRate);
+  }
 }
+
+// One benchmark per shape {V, batch, T%}, named with its access (logits
+// read once, nothing large written) and the threads SampleCpu runs for that
+// shape (issue 32), so its fraction rows divide by the read-only and Philox
+// ceilings of that thread count. Rates use wall time.
+void RegisterSampleCpu(const std::string& name, Noise noise, bool peaked,
+                       std::initializer_list<std::array<int64_t, 3>> shapes) {
+  for (const auto& shape : shapes) {
+    const int threads = SampleCpuThreads(shape[1], shape[0], noise);
+    benchmark::RegisterBenchmark(
+        (name + "/access:read/threads:" + std::to_string(threads)).c_str(),
+        [noise, peaked](benchmark::State& state) { SampleCpuBench(state, noise, peaked); })
+        ->ArgNames({"vocab", "batch", "temperature_pct"})
+        ->Args({shape[0], shape[1], shape[2]})
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
+}
+
 // Flat Gaussian rows (the worst case for skipping: every token needs its
-// Philox block), batch 1 (512 KiB, cache-resident) and 64 (32 MiB, memory).
-BENCHMARK_CAPTURE(SampleCpuBench, greedy, Noise::kNone, false)
-    ->Name("pf/cpu/sample_greedy" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(SampleCpuBench, pf, Noise::kExponential, false)
-    ->Name("pf/cpu/sample_pf" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({8192, 1, 100})->Args({131072, 1, 100})->Args({131072, 64, 100})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(SampleCpuBench, softmax, Noise::kGumbel, false)
-    ->Name("pf/cpu/sample_softmax" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+// Philox block), batch 1 (512 KiB, cache-resident) and 64 (32 MiB, memory);
 // LLM-like rows at T = 1 and T = 0.5 (where the top tokens sit more than
 // 53 ln 2 above the bulk in a = u / T, so whole groups skip Philox).
-BENCHMARK_CAPTURE(SampleCpuBench, pf_peaked, Noise::kExponential, true)
-    ->Name("pf/cpu/sample_pf_peaked" + kSampleAxes)->ArgNames({"vocab", "batch", "temperature_pct"})->Args({131072, 1, 100})->Args({131072, 64, 100})
-    ->Args({131072, 1, 50})->Args({131072, 64, 50})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+const bool kSampleBenchmarksRegistered = [] {
+  RegisterSampleCpu("pf/cpu/sample_greedy", Noise::kNone, false, {{131072, 1, 100}, {131072, 64, 100}});
+  RegisterSampleCpu("pf/cpu/sample_pf", Noise::kExponential, false,
+                    {{8192, 1, 100}, {131072, 1, 100}, {131072, 64, 100}});
+  RegisterSampleCpu("pf/cpu/sample_softmax", Noise::kGumbel, false, {{131072, 1, 100}, {131072, 64, 100}});
+  RegisterSampleCpu("pf/cpu/sample_pf_peaked", Noise::kExponential, true,
+                    {{131072, 1, 100}, {131072, 64, 100}, {131072, 1, 50}, {131072, 64, 50}});
+  return true;
+}();
 
 // The fp64 reference on the same row: what the fast path buys.
 void SampleReferenceBench(benchmark::State& state) {

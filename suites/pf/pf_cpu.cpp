@@ -131,17 +131,35 @@ bool VectorScanApplies(Noise noise, double temperature) {
 
 }  // namespace
 
+int SampleCpuThreads(int64_t batch, int64_t vocab, Noise noise) {
+  if (Threads() < 2) return 1;
+  // A long single row of the noisy samplers is split in two halves (each
+  // even-sized, so Philox pairs do not straddle); greedy's single row is a
+  // pure read, which one thread does at cache speed. Batches split by rows.
+  if (batch == 1) return vocab >= (int64_t{1} << 15) && noise != Noise::kNone ? 2 : 1;
+  return batch * vocab >= (int64_t{1} << 16) ? 2 : 1;
+}
+
 void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64_t key,
                std::span<const uint64_t> streams, std::span<int32_t> tokens, bool allow_simd) {
   const int64_t v = logits.vocab;
   const bool simd = allow_simd && CpuHasAvx512();
   const bool vector_scan = allow_simd && VectorScanApplies(noise, temperature);
-  // Scans [begin, end) of row b after checking its values there (the check
-  // pulls the range into cache for the scan). *clean = no NaN/+inf;
-  // *finite = some finite logit.
+  // Scans [begin, end) of row b and checks its values there: *clean = no
+  // NaN/+inf; *finite = some finite logit. The vector scan checks in its own
+  // pass (one read of a row that is in DRAM: a separate check pass first
+  // cost a third of a row's time at batch 64); the others check first (the
+  // check pulls the range into cache for the scan).
   auto range_best = [&](int64_t b, int64_t begin, int64_t end, bool* clean, bool* finite) {
     const float* row = logits.data + b * v;
     bool bad = false;
+    if (vector_scan) {
+      const Best best =
+          internal::ScanRangeAvx512(row, begin, end, temperature, noise, key, streams[b], &bad);
+      *clean = !bad;
+      *finite = best.index >= 0;
+      return best;
+    }
     internal::ScanLogits(row + begin, end - begin, simd, &bad, finite);
     *clean = !bad;
     Best best;
@@ -150,14 +168,11 @@ void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64
       const int64_t i = begin + internal::ArgmaxRow(row + begin, end - begin, simd);
       return Best{i, static_cast<double>(row[i])};
     }
-    return vector_scan ? internal::ScanRangeAvx512(row, begin, end, temperature, noise, key, streams[b])
-                       : internal::ScanRangeScalar(row, begin, end, temperature, noise, key, streams[b]);
+    return internal::ScanRangeScalar(row, begin, end, temperature, noise, key, streams[b]);
   };
   bool all_ok = true;
-  // A long single row of the noisy samplers is split in two halves (each
-  // even-sized, so Philox pairs do not straddle); greedy's single row is a
-  // pure read, which one thread does at cache speed. Batches split by rows.
-  if (logits.batch == 1 && v >= (int64_t{1} << 15) && noise != Noise::kNone && Threads() > 1) {
+  const bool two_threads = SampleCpuThreads(logits.batch, v, noise) == 2;
+  if (two_threads && logits.batch == 1) {
     const int64_t mid = (v / 2) & ~int64_t{1};
     Best lo, hi;
     bool lo_clean, lo_finite, hi_clean, hi_finite;
@@ -175,7 +190,7 @@ void SampleCpu(const LogitsView& logits, double temperature, Noise noise, uint64
         *ok = clean && finite;
       }
     };
-    if (Threads() > 1 && logits.batch >= 2 && logits.batch * v >= (int64_t{1} << 16)) {
+    if (two_threads) {
       const int64_t half = logits.batch / 2;
       bool ok_lo, ok_hi;
       RunPair([&] { rows(half, logits.batch, &ok_hi); }, [&] { rows(0, half, &ok_lo); });

@@ -17,8 +17,15 @@
 //      the rounding of the sums while |a| < 2^49; a token with |a| >= 2^49
 //      is either far above best (a candidate anyway) or far below (|best| <
 //      2^48 is kept, see below).
-//   3. Tokens whose bound exceeds the best are evaluated exactly
-//      (ExactValue, the reference's expression with glibc's log), in id order.
+//   3. One test for the whole step: at each of the sixteen positions of a
+//      vector, the bound of the largest logit and the most leading zeros
+//      over the eight groups. The bound is non-decreasing in both, so when
+//      no position beats the best, no token of the step can, and the step
+//      ends here (most steps, once the best is high: the per-token tests
+//      cost about as much as Philox's last rounds).
+//   4. Otherwise the per-token bounds, and the tokens whose bound exceeds
+//      the best are evaluated exactly (ExactValue, the reference's expression
+//      with glibc's log), in id order.
 // Once |best| >= 2^48 the margins above no longer hold, so the rest of the
 // range is scanned by the scalar path and merged (ties to the lower id).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 on _mm512_undefined in the intrinsics headers
@@ -30,7 +37,7 @@
 
 namespace cb::pf::internal {
 
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
 namespace {
 
 constexpr double kBestLimit = 0x1p48;
@@ -50,63 +57,102 @@ float SkipThreshold(const Best& best, double temperature) {
   return f;
 }
 
-}  // namespace
+// The fp64 constants of the per-token bound a / T + (2 + lz) ln 2.
+struct BoundConstants {
+  __m512i deinterleave;  // even-indexed floats to the low half, odd to the high
+  __m512d inv_t, ln2, two_ln2;
+};
 
-CB_PF_TARGET_AVX512 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end,
-                                      double temperature, Noise noise, uint64_t key,
-                                      uint64_t stream) {
+// Which of sixteen tokens (logits `l`, in id order; their words' leading
+// zeros lz_x for the even tokens, lz_y for the odd, as 64-bit lanes) have a
+// bound above `best`: bit j of *even / *odd for token 2j / 2j + 1. The
+// bound is non-decreasing in the logit and in lz (fp64 FMAs round
+// monotonically), which the step test below relies on.
+CB_TARGET_AVX512_PHILOX inline void AboveBest(__m512 l, __m512i lz_x, __m512i lz_y, __m512d best,
+                                              const BoundConstants& k, __mmask8* even,
+                                              __mmask8* odd) {
+  const __m512 split = _mm512_permutexvar_ps(k.deinterleave, l);
+  const __m512d a_even = _mm512_cvtps_pd(_mm512_castps512_ps256(split));
+  const __m512d a_odd = _mm512_cvtps_pd(_mm512_extractf32x8_ps(split, 1));
+  const __m512d bound_even = _mm512_fmadd_pd(_mm512_cvtepi64_pd(lz_x), k.ln2,
+                                             _mm512_fmadd_pd(a_even, k.inv_t, k.two_ln2));
+  const __m512d bound_odd = _mm512_fmadd_pd(_mm512_cvtepi64_pd(lz_y), k.ln2,
+                                            _mm512_fmadd_pd(a_odd, k.inv_t, k.two_ln2));
+  *even = _mm512_cmp_pd_mask(bound_even, best, _CMP_GT_OQ);
+  *odd = _mm512_cmp_pd_mask(bound_odd, best, _CMP_GT_OQ);
+}
+
+// The word whose leading zeros bound the noise: for Gumbel its complement
+// (the bits of 1 - r), for PF the word itself.
+template <bool kGumbel>
+CB_TARGET_AVX512_PHILOX inline __m512i BoundWord(__m512i w) {
+  return kGumbel ? _mm512_xor_si512(w, _mm512_set1_epi64(-1)) : w;
+}
+
+// The scan for one noise, so PF pays no complement.
+template <bool kGumbel>
+CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t end,
+                                       double temperature, uint64_t key, uint64_t stream,
+                                       bool* bad) {
+  const Noise noise = kGumbel ? Noise::kGumbel : Noise::kExponential;
   Best best;
   const double inv_t = 1.0 / temperature;
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
-  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i stream_v = _mm512_set1_epi64(static_cast<long long>(stream));
-  // Gumbel bounds use the complement of the word (the bits of 1 - r).
-  const __m512i flip = noise == Noise::kGumbel ? _mm512_set1_epi64(-1) : _mm512_setzero_si512();
-  // Even-indexed floats to the low half, odd to the high half.
-  const __m512i deinterleave =
-      _mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512d inv_t_v = _mm512_set1_pd(inv_t);
-  const __m512d ln2_v = _mm512_set1_pd(kLn2);
-  const __m512d two_ln2_v = _mm512_set1_pd(2 * kLn2);
+  const BoundConstants k{_mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0),
+                         _mm512_set1_pd(inv_t), _mm512_set1_pd(kLn2), _mm512_set1_pd(2 * kLn2)};
   __m512 skip_v = _mm512_set1_ps(-INFINITY);
   __m512d best_v = _mm512_set1_pd(-INFINITY);
+  // fpclass categories: quiet NaN, +inf, signalling NaN.
+  constexpr int kNanOrPlusInf = 0x01 | 0x08 | 0x80;
+  __mmask16 nan_or_inf = 0;
 
   int64_t i0 = begin;
   for (; i0 + kStep <= end; i0 += kStep) {
     if (best.index >= 0 && !(std::fabs(best.value) < kBestLimit)) break;
-    __m512 logits[kGroups];
-    __mmask16 live = 0;
+    // Per position of the sixteen, the largest logit over the eight groups
+    // (for the skip and the step test: one compare per step instead of one
+    // per group), and every group's class check, kept in a mask register.
+    const float* step = row + i0;
+    __m512 l_max = _mm512_loadu_ps(step);
+    nan_or_inf = _kor_mask16(nan_or_inf, _mm512_fpclass_ps_mask(l_max, kNanOrPlusInf));
 #pragma GCC unroll 8
-    for (int g = 0; g < kGroups; ++g) {
-      logits[g] = _mm512_loadu_ps(row + i0 + 16 * g);
-      live |= _mm512_cmp_ps_mask(logits[g], skip_v, _CMP_GE_OQ);
+    for (int g = 1; g < kGroups; ++g) {
+      const __m512 l = _mm512_loadu_ps(step + 16 * g);
+      l_max = _mm512_max_ps(l_max, l);
+      nan_or_inf = _kor_mask16(nan_or_inf, _mm512_fpclass_ps_mask(l, kNanOrPlusInf));
     }
-    if (live == 0) continue;
+    // (A NaN can hide a position's maximum here; the row is then refused.)
+    if (_mm512_cmp_ps_mask(l_max, skip_v, _CMP_GE_OQ) == 0) continue;
 
-    const long long pair0 = static_cast<long long>(i0 >> 1);
     __m512i x[kGroups], y[kGroups];
+    avx512::PhiloxConsecutive<kGroups>(static_cast<uint64_t>(i0 >> 1), stream_v, rk, x, y);
+
+    // One test for the whole step first: at each of the sixteen positions,
+    // the largest logit and the smallest bound word (the most leading
+    // zeros) over the eight groups bound every token there, so when no
+    // position's bound beats the best, no token of the step can. Once the
+    // best is high this skips most steps' per-token tests (the sampler's
+    // cost beyond Philox, issue 32).
+    // The smallest bound word: for Gumbel the complement of the largest word.
+    __m512i wx = x[0], wy = y[0];
 #pragma GCC unroll 8
-    for (int g = 0; g < kGroups; ++g) {
-      x[g] = _mm512_add_epi64(_mm512_set1_epi64(pair0 + 8 * g), lane);
-      y[g] = stream_v;
+    for (int g = 1; g < kGroups; ++g) {
+      wx = kGumbel ? _mm512_max_epu64(wx, x[g]) : _mm512_min_epu64(wx, x[g]);
+      wy = kGumbel ? _mm512_max_epu64(wy, y[g]) : _mm512_min_epu64(wy, y[g]);
     }
-    avx512::Philox10<kGroups>(x, y, rk);
+    __mmask8 step_even, step_odd;
+    AboveBest(l_max, _mm512_lzcnt_epi64(BoundWord<kGumbel>(wx)),
+              _mm512_lzcnt_epi64(BoundWord<kGumbel>(wy)), best_v, k, &step_even, &step_odd);
+    if ((step_even | step_odd) == 0) continue;
 
     bool changed = false;
 #pragma GCC unroll 8
     for (int g = 0; g < kGroups; ++g) {
       // x[g] lane j: token i0 + 16 g + 2 j; y[g] lane j: the next token.
-      const __m512 split = _mm512_permutexvar_ps(deinterleave, logits[g]);
-      const __m512d a_even = _mm512_cvtps_pd(_mm512_castps512_ps256(split));
-      const __m512d a_odd = _mm512_cvtps_pd(_mm512_extractf32x8_ps(split, 1));
-      const __m512d lz_even = _mm512_cvtepi64_pd(_mm512_lzcnt_epi64(_mm512_xor_si512(x[g], flip)));
-      const __m512d lz_odd = _mm512_cvtepi64_pd(_mm512_lzcnt_epi64(_mm512_xor_si512(y[g], flip)));
-      const __m512d bound_even =
-          _mm512_fmadd_pd(lz_even, ln2_v, _mm512_fmadd_pd(a_even, inv_t_v, two_ln2_v));
-      const __m512d bound_odd =
-          _mm512_fmadd_pd(lz_odd, ln2_v, _mm512_fmadd_pd(a_odd, inv_t_v, two_ln2_v));
-      const __mmask8 c_even = _mm512_cmp_pd_mask(bound_even, best_v, _CMP_GT_OQ);
-      const __mmask8 c_odd = _mm512_cmp_pd_mask(bound_odd, best_v, _CMP_GT_OQ);
+      __mmask8 c_even, c_odd;
+      AboveBest(_mm512_loadu_ps(step + 16 * g), _mm512_lzcnt_epi64(BoundWord<kGumbel>(x[g])),
+                _mm512_lzcnt_epi64(BoundWord<kGumbel>(y[g])), best_v, k, &c_even, &c_odd);
       if ((c_even | c_odd) == 0) continue;
       alignas(64) uint64_t words[2][8];
       _mm512_store_si512(words[0], x[g]);
@@ -130,12 +176,28 @@ CB_PF_TARGET_AVX512 Best ScanRangeAvx512(const float* row, int64_t begin, int64_
     if (changed) skip_v = _mm512_set1_ps(SkipThreshold(best, temperature));
   }
   // The tail (fewer than kStep tokens), or the rest once |best| is too large.
-  if (i0 < end) Merge(best, ScanRangeScalar(row, i0, end, temperature, noise, key, stream));
+  bool tail_bad = false;
+  if (i0 < end) {
+    bool unused_finite;
+    ScanLogits(row + i0, end - i0, /*vector=*/true, &tail_bad, &unused_finite);
+    Merge(best, ScanRangeScalar(row, i0, end, temperature, noise, key, stream));
+  }
+  *bad = nan_or_inf != 0 || tail_bad;
   return best;
+}
+
+}  // namespace
+
+Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
+                     uint64_t key, uint64_t stream, bool* bad) {
+  return noise == Noise::kGumbel ? ScanRange<true>(row, begin, end, temperature, key, stream, bad)
+                                 : ScanRange<false>(row, begin, end, temperature, key, stream, bad);
 }
 #else
 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
-                     uint64_t key, uint64_t stream) {
+                     uint64_t key, uint64_t stream, bool* bad) {
+  bool unused_finite;
+  ScanLogits(row + begin, end - begin, /*vector=*/false, bad, &unused_finite);
   return ScanRangeScalar(row, begin, end, temperature, noise, key, stream);
 }
 #endif
@@ -146,10 +208,11 @@ Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temper
 // Input scan and greedy argmax (one read each).
 namespace cb::pf::internal {
 
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
 namespace {
 
-CB_PF_TARGET_AVX512 void ScanLogitsAvx512(const float* row, int64_t n, bool* bad, bool* any_finite) {
+CB_TARGET_AVX512_PHILOX void ScanLogitsAvx512(const float* row, int64_t n, bool* bad,
+                                              bool* any_finite) {
   const __m512 inf = _mm512_set1_ps(INFINITY), neg_inf = _mm512_set1_ps(-INFINITY);
   __mmask16 not_below_inf = 0, above_neg_inf = 0;
   int64_t i = 0;
@@ -167,7 +230,7 @@ CB_PF_TARGET_AVX512 void ScanLogitsAvx512(const float* row, int64_t n, bool* bad
   *any_finite = f;
 }
 
-CB_PF_TARGET_AVX512 int64_t ArgmaxAvx512(const float* row, int64_t n) {
+CB_TARGET_AVX512_PHILOX int64_t ArgmaxAvx512(const float* row, int64_t n) {
   // Per lane of four accumulators: the largest value and the first index
   // holding it (strictly greater replaces, so each lane keeps its lowest
   // index); four chains hide the compare -> blend latency.
@@ -220,7 +283,7 @@ CB_PF_TARGET_AVX512 int64_t ArgmaxAvx512(const float* row, int64_t n) {
 #endif
 
 void ScanLogits(const float* row, int64_t n, bool vector, bool* bad, bool* any_finite) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
   if (vector) return ScanLogitsAvx512(row, n, bad, any_finite);
 #else
   (void)vector;
@@ -235,7 +298,7 @@ void ScanLogits(const float* row, int64_t n, bool vector, bool* bad, bool* any_f
 }
 
 int64_t ArgmaxRow(const float* row, int64_t n, bool vector) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
   if (vector) return ArgmaxAvx512(row, n);
 #else
   (void)vector;

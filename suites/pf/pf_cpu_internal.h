@@ -52,8 +52,11 @@ Best ScanRangeScalar(const float* row, int64_t begin, int64_t end, double temper
 // whole 128-token steps skipped before Philox when no logit can reach the best
 // (pf_cpu_avx512.cpp). Falls back to ScanRangeScalar for the rest of a range
 // when |best| >= 2^48, where the bounds' fp64 rounding margin would not hold.
+// Checks the input in the same pass: *bad = some logit of [begin, end) is NaN
+// or +inf (then the returned token means nothing); with *bad false, the
+// range holds a finite logit iff the returned index is >= 0.
 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
-                     uint64_t key, uint64_t stream);
+                     uint64_t key, uint64_t stream, bool* bad);
 
 // One pass over a row for CheckSampleInput: *bad = some logit is NaN or
 // +inf, *any_finite = some logit is finite. AVX-512 when `vector`.

@@ -142,8 +142,8 @@ double TermsScalar(Watermark w, const ref::WatermarkParams& params, const int32_
   return sum;
 }
 
-#if CB_PF_HAVE_AVX512
-CB_PF_TARGET_AVX512 inline __m512i Mix64x8(__m512i z) {
+#if CB_HAVE_AVX512_PHILOX
+CB_TARGET_AVX512_PHILOX inline __m512i Mix64x8(__m512i z) {
   z = _mm512_add_epi64(z, _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ull)));
   z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
                          _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull)));
@@ -152,8 +152,8 @@ CB_PF_TARGET_AVX512 inline __m512i Mix64x8(__m512i z) {
   return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
 }
 
-CB_PF_TARGET_AVX512 void ContextHashesAvx512(const int32_t* tokens, int m, int64_t begin, int64_t end,
-                                          uint64_t* ctx) {
+CB_TARGET_AVX512_PHILOX void ContextHashesAvx512(const int32_t* tokens, int m, int64_t begin,
+                                                 int64_t end, uint64_t* ctx) {
   const __m512i seed = _mm512_set1_epi64(static_cast<long long>(ref::Mix64(static_cast<uint64_t>(m))));
   int64_t t = begin;
   for (; t + 8 <= end; t += 8) {
@@ -168,9 +168,9 @@ CB_PF_TARGET_AVX512 void ContextHashesAvx512(const int32_t* tokens, int m, int64
   ContextHashesScalar(tokens, m, t, end, ctx);
 }
 
-CB_PF_TARGET_AVX512 double TermsAvx512(Watermark w, const ref::WatermarkParams& params,
-                                    const int32_t* tokens, const uint64_t* ctx,
-                                    const int64_t* kept, int64_t k0, int64_t k1) {
+CB_TARGET_AVX512_PHILOX double TermsAvx512(Watermark w, const ref::WatermarkParams& params,
+                                           const int32_t* tokens, const uint64_t* ctx,
+                                           const int64_t* kept, int64_t k0, int64_t k1) {
   constexpr int kChains = 4;
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(params.key);
   const __m512i one = _mm512_set1_epi64(1);
@@ -244,7 +244,7 @@ ref::Detection DetectCpu(Watermark w, const ref::WatermarkParams& params,
   thread_local std::vector<uint64_t> ctx_buffer;
   uint64_t* ctx = Scratch(ctx_buffer, static_cast<size_t>(positions));
   auto hashes = [&](int64_t begin, int64_t end) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
     if (simd) return ContextHashesAvx512(tok, m, begin, end, ctx);
 #endif
     ContextHashesScalar(tok, m, begin, end, ctx);
@@ -282,7 +282,7 @@ ref::Detection DetectCpu(Watermark w, const ref::WatermarkParams& params,
 
   // 3. Terms of the kept positions.
   auto terms = [&](int64_t k0, int64_t k1) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
     if (simd) return TermsAvx512(w, params, tok, ctx, kept, k0, k1);
 #endif
     return TermsScalar(w, params, tok, ctx, kept, k0, k1);

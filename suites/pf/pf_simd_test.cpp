@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "fixtures/fresh_seed.h"
@@ -115,8 +116,10 @@ TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
     const uint64_t key = rng.NextU64(), stream = rng.NextU64();
     for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
       const int64_t want = Reference(x, t, noise, key, stream);
-      const internal::Best got = internal::ScanRangeAvx512(x.data(), 0, v, t, noise, key, stream);
+      bool bad = true;
+      const internal::Best got = internal::ScanRangeAvx512(x.data(), 0, v, t, noise, key, stream, &bad);
       EXPECT_EQ(got.index, want) << "trial " << trial << " kind " << kind << " V " << v << " T " << t;
+      EXPECT_FALSE(bad) << "trial " << trial;
       const internal::Best scalar = internal::ScanRangeScalar(x.data(), 0, v, t, noise, key, stream);
       EXPECT_EQ(scalar.index, want) << "scalar, trial " << trial;
       // Through the public entry (two threads for one long row).
@@ -125,6 +128,39 @@ TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
           << "Sample, trial " << trial;
     }
   }
+}
+
+// The vector scan checks its input in its own pass: one NaN or +inf
+// anywhere (in a step that the skip test drops before Philox, in a step it
+// scans, in the scalar tail) makes Sample throw, and a row of -inf only too.
+TEST(PfSimd, TheFusedInputCheckFindsEveryBadLogit) {
+  SKIP_WITHOUT_AVX512();
+  CB_FRESH_SEED(seed);
+  h::Rng rng(seed, 5);
+  const float bad_values[] = {NAN, INFINITY, -NAN};
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t v = 200 + static_cast<int64_t>(rng.NextU64() % 70000);
+    std::vector<float> x(static_cast<size_t>(v));
+    for (float& f : x) f = static_cast<float>(rng.Normal());
+    // A huge logit first makes later steps skip Philox (the check must not).
+    if (trial % 2 == 0) x[0] = 1e6f;
+    const int64_t at = trial % 3 == 0 ? v - 1 - static_cast<int64_t>(rng.NextU64() % 100)  // tail
+                                      : 1 + static_cast<int64_t>(rng.NextU64() % (v - 1));
+    x[static_cast<size_t>(at)] = bad_values[trial % 3];
+    const std::vector<uint64_t> streams = {rng.NextU64()};
+    for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
+      bool bad = false;
+      internal::ScanRangeAvx512(x.data(), 0, v, 1.0, noise, 7, streams[0], &bad);
+      EXPECT_TRUE(bad) << "trial " << trial << " V " << v << " at " << at;
+      EXPECT_THROW(Sample(h::Backend::kCpu, {x.data(), 1, v}, 1.0, noise, 7, streams),
+                   std::invalid_argument)
+          << "trial " << trial << " V " << v << " at " << at;
+    }
+  }
+  const std::vector<float> all_neg_inf(5000, -INFINITY);
+  const std::vector<uint64_t> one = {1};
+  EXPECT_THROW(Sample(h::Backend::kCpu, {all_neg_inf.data(), 1, 5000}, 1.0, Noise::kExponential, 1, one),
+               std::invalid_argument);
 }
 
 TEST(PfSimd, GreedyAndInputScanMatchScalar) {

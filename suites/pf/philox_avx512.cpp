@@ -10,33 +10,25 @@
 namespace cb::pf {
 
 bool CpuHasAvx512() {
-#if CB_PF_HAVE_AVX512
   static const bool has = [] {
     const char* off = std::getenv("CB_PF_NO_AVX512");
     if (off != nullptr && std::strcmp(off, "1") == 0) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2");
+    return cb::harness::CpuRunsPhiloxAvx512();
   }();
   return has;
-#else
-  return false;
-#endif
 }
 
 namespace {
 
-#if CB_PF_HAVE_AVX512
-CB_PF_TARGET_AVX512 void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t first_pair,
-                                      int64_t pairs, uint64_t* words) {
+#if CB_HAVE_AVX512_PHILOX
+CB_TARGET_AVX512_PHILOX void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t first_pair,
+                                             int64_t pairs, uint64_t* words) {
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
-  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i stream_v = _mm512_set1_epi64(static_cast<long long>(stream));
   int64_t j = 0;
   for (; j + 8 <= pairs; j += 8) {
-    __m512i x[1] = {_mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first_pair + j)), lane)};
-    __m512i y[1] = {_mm512_set1_epi64(static_cast<long long>(stream))};
-    avx512::Philox10<1>(x, y, rk);
+    __m512i x[1], y[1];
+    avx512::PhiloxConsecutive<1>(first_pair + static_cast<uint64_t>(j), stream_v, rk, x, y);
     // Interleave: token 2p (x) then 2p + 1 (y).
     const __m512i lo = _mm512_unpacklo_epi64(x[0], y[0]);  // pairs 0,2,4,6 of each 128-bit lane
     const __m512i hi = _mm512_unpackhi_epi64(x[0], y[0]);
@@ -51,8 +43,9 @@ CB_PF_TARGET_AVX512 void PairWordsAvx512(uint64_t key, uint64_t stream, uint64_t
   }
 }
 
-CB_PF_TARGET_AVX512 void GatherWordsAvx512(uint64_t key, const uint64_t* streams,
-                                        const uint64_t* indices, int64_t n, uint64_t* words) {
+CB_TARGET_AVX512_PHILOX void GatherWordsAvx512(uint64_t key, const uint64_t* streams,
+                                               const uint64_t* indices, int64_t n,
+                                               uint64_t* words) {
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
   const __m512i one = _mm512_set1_epi64(1);
   int64_t i = 0;
@@ -73,7 +66,7 @@ CB_PF_TARGET_AVX512 void GatherWordsAvx512(uint64_t key, const uint64_t* streams
 
 void PhiloxPairWords(uint64_t key, uint64_t stream, uint64_t first_pair, int64_t pairs,
                      uint64_t* words, bool vector) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
   if (vector) return PairWordsAvx512(key, stream, first_pair, pairs, words);
 #else
   (void)vector;
@@ -86,7 +79,7 @@ void PhiloxPairWords(uint64_t key, uint64_t stream, uint64_t first_pair, int64_t
 
 void PhiloxGatherWords(uint64_t key, const uint64_t* streams, const uint64_t* indices, int64_t n,
                        uint64_t* words, bool vector) {
-#if CB_PF_HAVE_AVX512
+#if CB_HAVE_AVX512_PHILOX
   if (vector) return GatherWordsAvx512(key, streams, indices, n, words);
 #else
   (void)vector;
