@@ -207,20 +207,33 @@ TEST(RadarDecode, BudgetModeAttendsAtMostSinkBudgetSegmentWindow) {
   EXPECT_EQ(std::set<int64_t>(tokens.begin(), tokens.end()).size(), tokens.size());
 }
 
+// Radar's segment scores are random-feature estimates, so on a rare cache it
+// misses the needle (seed 24675777819689 in a CI run; none of 60 other seeds):
+// asserted as a rate over five fresh caches, at least four found; the
+// oracle, which scores segments exactly, finds every one.
 TEST(RadarDecode, RadarAndOracleFindAPlantedNeedle) {
   cb::gen::KvCacheParams p{.t = 4096, .d = 32, .needles = 1, .needle_len = 64, .alpha = 6.0,
                            .needle_lo = 1, .needle_hi = 3000};
   CB_FRESH_SEED(seed);
-  const auto kv = cb::gen::GenerateKvCache(p, seed);
-  for (auto sel : {ref::Selection::kRadar, ref::Selection::kOracle}) {
-    ref::Config cfg{.d = 32, .window = 64, .aspect = 2, .topk = 4, .selection = sel, .seed = 3};
-    ref::Cache cache(cfg);
-    cache.Append(kv.Keys(0), kv.Values(0), p.t);
-    std::vector<double> out(32);
-    const auto tokens = cache.Decode(kv.Query(0), out.data());
-    const int64_t mid = kv.needle_starts[0] + p.needle_len / 2;
-    EXPECT_TRUE(std::binary_search(tokens.begin(), tokens.end(), mid)) << ref::SelectionName(sel);
+  int radar_found = 0;
+  constexpr int kCaches = 5;
+  for (int c = 0; c < kCaches; ++c) {
+    const auto kv = cb::gen::GenerateKvCache(p, seed + static_cast<uint64_t>(c));
+    for (auto sel : {ref::Selection::kRadar, ref::Selection::kOracle}) {
+      ref::Config cfg{.d = 32, .window = 64, .aspect = 2, .topk = 4, .selection = sel, .seed = 3};
+      ref::Cache cache(cfg);
+      cache.Append(kv.Keys(0), kv.Values(0), p.t);
+      std::vector<double> out(32);
+      const auto tokens = cache.Decode(kv.Query(0), out.data());
+      const int64_t mid = kv.needle_starts[0] + p.needle_len / 2;
+      const bool found = std::binary_search(tokens.begin(), tokens.end(), mid);
+      if (sel == ref::Selection::kRadar) radar_found += found;
+      if (sel == ref::Selection::kOracle) {
+        EXPECT_TRUE(found) << "oracle, cache " << c;
+      }
+    }
   }
+  EXPECT_GE(radar_found, kCaches - 1) << "radar found the needle in " << radar_found << " of " << kCaches;
 }
 
 TEST(RadarDecode, LastAndRandomSelections) {
