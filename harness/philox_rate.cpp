@@ -20,20 +20,6 @@
 
 namespace cb::harness {
 
-bool CpuRunsPhiloxAvx512() {
-#if CB_HAVE_AVX512_PHILOX
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2");
-  }();
-  return has;
-#else
-  return false;
-#endif
-}
-
 namespace {
 
 constexpr uint64_t kKey = 0x243F6A8885A308D3ull;  // any fixed key: pi's fraction
