@@ -1,5 +1,8 @@
 // File: harness/blas_threads.h
 // -----------------------------------------------------------------------------
+// BlasThreads(): how many threads OpenBLAS runs a large GEMM on now, for the
+// "threads:N" axis of benchmarks whose work is BLAS calls (issue 32).
+//
 // OpenBLAS on one thread for a scope, the previous count restored after: a
 // training run's values are then a function of (seed, build, CPU) whatever
 // the machine's core count, which the CI gate's comparison of claim values
@@ -13,6 +16,8 @@
 #include <cblas.h>
 
 namespace cb::harness {
+
+inline int BlasThreads() { return openblas_get_num_threads(); }
 
 class OpenBlasOneThread {
  public:

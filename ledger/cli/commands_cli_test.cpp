@@ -261,6 +261,22 @@ TEST_F(CliTest, BenchRecordsEveryBenchmarkWithCeilingFractions) {
   EXPECT_EQ(Run({"ledger", "verify", "--ledger", "b.db"}).exit_code, 0);
 }
 
+// Issue 32: a CPU benchmark's fraction rows divide by the ceiling of its
+// thread count, which the reporter reads from a "threads:N" name axis; a
+// CPU benchmark without one would be divided by the one-thread ceilings.
+TEST_F(CliTest, EveryCpuBenchmarkNamesItsThreads) {
+  const Output list = Run({"bench", "--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::istringstream lines(list.out);
+  int cpu = 0;
+  for (std::string name; std::getline(lines, name);) {
+    if (name.find("/cpu/") == std::string::npos) continue;
+    ++cpu;
+    EXPECT_NE(name.find("/threads:"), std::string::npos) << name;
+  }
+  EXPECT_GE(cpu, 30);  // the suites' CPU benchmarks are all listed
+}
+
 // Sets an environment variable for the claimbench processes a test starts.
 class ScopedEnv {
  public:

@@ -16,12 +16,15 @@
 // machine's GEMM rate training keeps. Decoding at batch 1 is bandwidth bound:
 // every weight (4N bytes) and the cache (2 L t KV d 4 bytes) are read once per
 // token, reported as "bytes".
+// Every step is OpenBLAS calls, so the names carry its thread count
+// ("threads:N", issue 32) and the rates are from wall time.
 // The PyTorch peer of the same steps is suites/lm/lm_torch_peer.py.
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
+#include "harness/blas_threads.h"
 #include "harness/random.h"
 #include "reference/lm/transformer.h"
 #include "suites/lm/cpu_transformer.h"
@@ -65,7 +68,7 @@ void TrainStepBench(benchmark::State& state) {
   state.SetLabel(preset);
 }
 BENCHMARK(TrainStepBench)
-    ->Name("lm/cpu/train_step")
+    ->Name("lm/cpu/train_step/threads:" + std::to_string(h::BlasThreads()))
     ->ArgNames({"preset", "batch", "seq"})
     ->Args({0, 8, 256})
     ->Args({1, 8, 256})
@@ -85,7 +88,7 @@ void PrefillBench(benchmark::State& state) {
   state.SetLabel(preset);
 }
 BENCHMARK(PrefillBench)
-    ->Name("lm/cpu/prefill")
+    ->Name("lm/cpu/prefill/threads:" + std::to_string(h::BlasThreads()))
     ->ArgNames({"preset", "T"})
     ->Args({0, 1024})
     ->Args({1, 1024})
@@ -113,7 +116,7 @@ void DecodeBench(benchmark::State& state) {
   state.SetLabel(preset);
 }
 BENCHMARK(DecodeBench)
-    ->Name("lm/cpu/decode")
+    ->Name("lm/cpu/decode/threads:" + std::to_string(h::BlasThreads()))
     ->ArgNames({"preset", "t"})
     ->Args({0, 1024})
     ->Args({1, 1024})

@@ -69,7 +69,8 @@ void GmaBench(benchmark::State& state, h::Backend backend) {
 
 const bool kRegistered = [] {
   for (const auto& [backend, render, gma] :
-       {std::tuple{h::Backend::kCpu, "m3/cpu/render", "m3/cpu/gma"},
+       // The CPU paths run on the calling thread alone (threads in the name, issue 32).
+       {std::tuple{h::Backend::kCpu, "m3/cpu/render/threads:1", "m3/cpu/gma/threads:1"},
         std::tuple{h::Backend::kCuda, "m3/cuda/render", "m3/cuda/gma"}}) {
     benchmark::RegisterBenchmark(render, RenderBench, backend)
         ->ArgNames({"side", "channels"})

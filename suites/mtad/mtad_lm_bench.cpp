@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/blas_threads.h"
 #include "reference/mtad.h"
 #include "suites/lm/lm_fixtures.h"
 #include "suites/mtad/lm_pair.h"
@@ -39,6 +40,10 @@ const Loaded* Models() {
   return m.get();
 }
 
+// The transformer's steps are OpenBLAS calls: the names carry its thread
+// count (issue 32) and every rate is from wall time.
+const std::string kThreads = "/threads:" + std::to_string(cb::harness::BlasThreads());
+
 void DecodeBench(benchmark::State& state, Decoder d) {
   const Loaded* m = Models();
   if (!m) return state.SkipWithError(cb::lm_suite::MissingLmFixtures().c_str());
@@ -53,9 +58,9 @@ void DecodeBench(benchmark::State& state, Decoder d) {
   state.counters["tokens_per_call"] = total.TokensPerTargetCall();
   state.counters["tokens"] = benchmark::Counter(double(total.tokens), benchmark::Counter::kIsRate);
 }
-BENCHMARK_CAPTURE(DecodeBench, ancestral, Decoder::kAncestral)->Name("mtad/lm_ancestral")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(DecodeBench, speculative, Decoder::kSpeculative)->Name("mtad/lm_speculative")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(DecodeBench, mtad, Decoder::kMtad)->Name("mtad/lm_mtad")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(DecodeBench, ancestral, Decoder::kAncestral)->Name("mtad/lm_ancestral" + kThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(DecodeBench, speculative, Decoder::kSpeculative)->Name("mtad/lm_speculative" + kThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(DecodeBench, mtad, Decoder::kMtad)->Name("mtad/lm_mtad" + kThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One decode step at position 16 from a copy of the prefilled cache.
 void StepBench(benchmark::State& state, bool target) {
@@ -69,8 +74,8 @@ void StepBench(benchmark::State& state, bool target) {
     benchmark::DoNotOptimize(model.DecodeStep(m->prompts[0].back(), c).data());
   }
 }
-BENCHMARK_CAPTURE(StepBench, target, true)->Name("mtad/lm_decode_step_target")->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(StepBench, draft, false)->Name("mtad/lm_decode_step_draft")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(StepBench, target, true)->Name("mtad/lm_decode_step_target" + kThreads)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(StepBench, draft, false)->Name("mtad/lm_decode_step_draft" + kThreads)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace cb::mtad

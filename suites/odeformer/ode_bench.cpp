@@ -59,7 +59,8 @@ void LyapunovBench(benchmark::State& state, h::Backend backend) {
 
 const bool kRegistered = [] {
   for (const auto& [backend, forward, lyapunov] :
-       {std::tuple{h::Backend::kCpu, "odeformer/cpu/forward", "odeformer/cpu/lyapunov"},
+       // The CPU paths run on the calling thread alone (threads in the name, issue 32).
+       {std::tuple{h::Backend::kCpu, "odeformer/cpu/forward/threads:1", "odeformer/cpu/lyapunov/threads:1"},
         std::tuple{h::Backend::kCuda, "odeformer/cuda/forward", "odeformer/cuda/lyapunov"}}) {
     benchmark::RegisterBenchmark(forward, ForwardBench, backend)
         ->ArgNames({"tokens", "steps"})

@@ -84,6 +84,10 @@ cb::ref::pf::Detection DetectCpu(cb::ref::pf::Watermark w, const cb::ref::pf::Wa
                                  cb::ref::pf::Dedup dedup = cb::ref::pf::Dedup::kContext,
                                  bool allow_simd = true);
 
+// The threads DetectCpu runs on for a text of `tokens` tokens with context m:
+// two (RunPair) from 16384 scored positions on, else one. Benchmarks name it.
+int DetectCpuThreads(int64_t tokens, int context);
+
 // The CPU paths; call through the functions above. SampleCpu REQUIRES
 // CheckSampleShape to have passed and throws CheckSampleInput's error for bad
 // logit values itself; ScoreTermsCpu REQUIRES checked input.

@@ -138,10 +138,15 @@ void DetectBench(benchmark::State& state, bool reference) {
   state.counters["tokens_per_second"] =
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK_CAPTURE(DetectBench, cpu, false)
-    ->Name("pf/cpu/detect_pf")->ArgNames({"tokens"})->Arg(256)->Arg(65536)->Arg(1 << 20)->UseRealTime();
+const bool kDetectCpuRegistered = [] {
+  for (const int64_t n : {int64_t{256}, int64_t{65536}, int64_t{1} << 20}) {
+    const std::string name = "pf/cpu/detect_pf/threads:" + std::to_string(DetectCpuThreads(n, 4));
+    benchmark::RegisterBenchmark(name.c_str(), DetectBench, false)->ArgNames({"tokens"})->Arg(n)->UseRealTime();
+  }
+  return true;
+}();
 BENCHMARK_CAPTURE(DetectBench, reference, true)
-    ->Name("pf/reference/detect_pf")->ArgNames({"tokens"})->Arg(256)->Arg(65536)->UseRealTime();
+    ->Name("pf/reference/detect_pf/threads:1")->ArgNames({"tokens"})->Arg(256)->Arg(65536)->UseRealTime();
 
 #if CB_HAVE_CUDA
 void SampleCudaBench(benchmark::State& state) {

@@ -37,6 +37,12 @@ using ref::Watermark;
 // Below this many scored positions one thread does everything.
 constexpr int64_t kParallelMin = 16384;
 
+}  // namespace
+
+int DetectCpuThreads(int64_t tokens, int context) { return tokens - context >= kParallelMin ? 2 : 1; }
+
+namespace {
+
 // Reused buffers (grown, never shrunk, per thread): a long text's arrays
 // would otherwise be fresh pages, faulted in and zeroed on every call.
 template <typename T>
@@ -238,7 +244,7 @@ ref::Detection DetectCpu(Watermark w, const ref::WatermarkParams& params,
   const bool simd = allow_simd && CpuHasAvx512() && cb::harness::CpuHasAvx2Fma();
   const int32_t* tok = tokens.data();
   const int64_t positions = n - m;
-  const bool parallel = positions >= kParallelMin;
+  const bool parallel = DetectCpuThreads(n, m) == 2;
 
   // 1. Context hashes: ctx[t - m] for t in [m, n).
   thread_local std::vector<uint64_t> ctx_buffer;

@@ -14,9 +14,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/backend.h"
+#include "harness/parallel.h"
 #include "harness/random.h"
 #include "ledger/reporter.h"
 #include "reference/probegen/zoo_model.h"
@@ -49,11 +52,18 @@ BenchZoo MakeBenchZoo(int models, int probes) {
   return z;
 }
 
+// The CPU runner's threads, in its name (issue 32): one part of the models per
+// core, ParallelFor; checked against the parts each case really runs.
+int ZooCpuThreads() { return h::HardwareThreads(); }
+
 void ZooLogitsBench(benchmark::State& state, h::Backend backend) {
   if (cb::ledger::SkipUnlessAvailable(state, backend)) return;
   const int models = int(state.range(0)), probes = int(state.range(1));
+  if (backend == h::Backend::kCpu && h::ParallelParts(models, ZooCpuThreads()) != ZooCpuThreads()) {
+    return state.SkipWithError("probegen/cpu/zoo_logits: fewer models than the threads its name says");
+  }
   const BenchZoo z = MakeBenchZoo(models, probes);
-  ZooRunner runner(backend, z.pointers);
+  ZooRunner runner(backend, z.pointers, backend == h::Backend::kCpu ? ZooCpuThreads() : 0);
   std::vector<float> out(size_t(models) * probes * 10);
   for (auto _ : state) {
     runner.Logits(z.probes.data(), probes, out.data());
@@ -75,9 +85,10 @@ void ReferenceBench(benchmark::State& state) {
 }
 
 const bool kRegistered = [] {
-  for (const auto& [name, backend] : {std::pair{"probegen/cpu/zoo_logits", h::Backend::kCpu},
-                                      std::pair{"probegen/cuda/zoo_logits", h::Backend::kCuda}}) {
-    benchmark::RegisterBenchmark(name, ZooLogitsBench, backend)
+  const std::string cpu_name = "probegen/cpu/zoo_logits/threads:" + std::to_string(ZooCpuThreads());
+  for (const auto& [name, backend] : {std::pair{cpu_name, h::Backend::kCpu},
+                                      std::pair{std::string("probegen/cuda/zoo_logits"), h::Backend::kCuda}}) {
+    benchmark::RegisterBenchmark(name.c_str(), ZooLogitsBench, backend)
         ->ArgNames({"models", "probes"})
         ->Args({64, 64})
         ->Args({256, 64})
@@ -85,7 +96,7 @@ const bool kRegistered = [] {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  benchmark::RegisterBenchmark("probegen/reference/zoo_logits", ReferenceBench)
+  benchmark::RegisterBenchmark("probegen/reference/zoo_logits/threads:1", ReferenceBench)
       ->ArgNames({"models", "probes"})
       ->Args({64, 64})
       ->Unit(benchmark::kMillisecond)

@@ -35,9 +35,15 @@ namespace cb::radar {
 using Span = std::pair<int64_t, int64_t>;  // tokens [first, last)
 
 // Exact attention of q over the token spans of K, V (t, d) on the CPU with
-// `threads` threads (0: all cores). out (d). REQUIRES: spans non-empty.
+// AttendThreads(total tokens, threads) threads. out (d). REQUIRES: spans
+// non-empty.
 void AttendSpansCpu(const float* q, const float* keys, const float* values, int d,
                     const std::vector<Span>& spans, float* out, int threads = 0);
+
+// The threads AttendSpansCpu runs on for `tokens` attended tokens: `threads`
+// (0: all cores), but one per 16384 tokens at least (a thread costs ~15 us to
+// start). Benchmarks name it (issue 32: thread counts in the name).
+int AttendThreads(int64_t tokens, int threads = 0);
 
 // Dense decode on `backend` (t keys). Throws std::runtime_error when the
 // backend is unavailable (with the reason).

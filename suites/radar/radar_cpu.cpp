@@ -181,14 +181,18 @@ std::vector<std::vector<Span>> Split(const std::vector<Span>& spans, int parts) 
 
 }  // namespace
 
+int AttendThreads(int64_t tokens, int threads) {
+  const int64_t wanted = threads > 0 ? threads : h::HardwareThreads();
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, tokens / kMinTokensPerThread)));
+}
+
 void AttendSpansCpu(const float* q, const float* keys, const float* values, int d,
                     const std::vector<Span>& spans, float* out, int threads) {
   int64_t total = 0;
   for (const auto& s : spans) total += s.second - s.first;
   if (total <= 0) throw std::invalid_argument("radar: attention over no tokens");
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  int parts = threads > 0 ? threads : h::HardwareThreads();
-  parts = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(parts, total / kMinTokensPerThread)));
+  const int parts = AttendThreads(total, threads);
   const auto pieces = Split(spans, parts);
   std::vector<Partial> partial(static_cast<size_t>(parts));
   // One piece per part (n = threads = parts).
