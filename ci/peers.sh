@@ -28,14 +28,18 @@ bin=build/release/claimbench
 mkdir -p "$out"
 [ ! -e "$out/peers.db" ] || { echo "ci/peers.sh: $out/peers.db exists; give an empty folder" >&2; exit 2; }
 
-# Ours: the benchmarks that have a peer (ci/peers_compare.py's pairs).
-"$bin" bench --ledger "$out/peers.db" --repetitions 5 \
-  --filter '^(radar/cpu/dense/|mia/score_cpu_f32(_all_cores)?/.*vocab:131072|pf/cpu/sample_(pf|softmax)/.*vocab:131072|docs/cpu/.*n:(1024|2048|4096)/|coat/dre_quant_dequant_cpu/)'
-
-# Theirs, right after, at one thread and at all cores. OPENBLAS_CORETYPE and
-# OPENBLAS_L2_SIZE are unset for numpy alone (../shared/peers/README.md).
-cores=$(nproc)
+# Ours: the benchmarks that have a peer (ci/peers_compare.py's pairs), each in
+# its peer's environment: the torch peers run in the environment as it is,
+# numpy with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for its command
+# alone (../shared/peers/README.md), and so does our DOCS, which calls the
+# same OpenBLAS: one run for each.
 numpy_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
+"$bin" bench --ledger "$out/peers.db" --repetitions 5 \
+  --filter '^(radar/cpu/dense/|mia/score_cpu_f32(_all_cores)?/.*vocab:131072|pf/cpu/sample_(pf|softmax)/.*vocab:131072|coat/dre_quant_dequant_cpu/)'
+"${numpy_env[@]}" "$bin" bench --ledger "$out/peers.db" --repetitions 5 --filter '^docs/cpu/.*n:(1024|2048|4096)/'
+
+# Theirs, right after, torch at one thread and at all cores.
+cores=$(nproc)
 : > "$out/peers.jsonl"
 for threads in 1 "$cores"; do
   for script in minkpp_torch.py pf_sampling_torch.py decode_attention_torch.py fp8_quant_torch.py; do

@@ -37,12 +37,13 @@ PAIRS = [
 
 
 def ours(path):
-    """{benchmark name: {"params", "rate" (bytes or flops per second)}} of the newest run."""
+    """{benchmark name: {"params", "rate" (bytes or flops per second)}} over the export's
+    runs (ci/peers.sh makes two that share no benchmark)."""
     runs = [json.loads(line) for line in open(path) if line.strip()]
     if not runs:
         sys.exit(f"peers_compare: {path} holds no run")
     rows = {}
-    for r in runs[-1]["results"]:
+    for r in (row for run in runs for row in run["results"]):
         params = json.loads(r["params_json"])
         name = params.get("benchmark", "")
         if r["metric"] in ("bytes_per_second", "flops"):

@@ -19,9 +19,9 @@ std::string Shape(const MatrixView& a) {
   return std::to_string(a.rows) + "x" + std::to_string(a.cols);
 }
 
-// One pass over a (rows, cols): the first non-finite entry, then the first
-// all-zero column.
-void CheckMatrix(const MatrixView& a) {
+}  // namespace
+
+void CheckDocsShape(const MatrixView& a) {
   if (a.rows <= 0 || a.cols <= 0 || a.data == nullptr) {
     throw std::invalid_argument("DOCS: matrix " + a.name + " is empty (" + Shape(a) + ")");
   }
@@ -29,6 +29,11 @@ void CheckMatrix(const MatrixView& a) {
     throw std::invalid_argument("DOCS: matrix " + a.name + " (" + Shape(a) +
                                 ") has a dimension above INT_MAX");
   }
+}
+
+// One pass over a (rows, cols): the first non-finite entry, then the first
+// all-zero column.
+void CheckDocsValues(const MatrixView& a) {
   std::vector<char> nonzero(static_cast<size_t>(a.cols), 0);
   for (int64_t r = 0; r < a.rows; ++r) {
     const float* row = a.data + r * a.cols;
@@ -48,15 +53,19 @@ void CheckMatrix(const MatrixView& a) {
   }
 }
 
-}  // namespace
-
-void CheckDocsInput(const MatrixView& x, const MatrixView& y) {
-  CheckMatrix(x);
-  CheckMatrix(y);
+void CheckDocsRows(const MatrixView& x, const MatrixView& y) {
   if (x.rows != y.rows) {
     throw std::invalid_argument("DOCS: " + x.name + " (" + Shape(x) + ") and " + y.name + " (" +
                                 Shape(y) + ") have different row counts");
   }
+}
+
+void CheckDocsInput(const MatrixView& x, const MatrixView& y) {
+  CheckDocsShape(x);
+  CheckDocsValues(x);
+  CheckDocsShape(y);
+  CheckDocsValues(y);
+  CheckDocsRows(x, y);
 }
 
 int64_t CpuBlockRows(int64_t n2) {
@@ -65,9 +74,9 @@ int64_t CpuBlockRows(int64_t n2) {
 }
 
 cb::ref::docs::AbsMaxima AbsMaxima(h::Backend backend, const MatrixView& x, const MatrixView& y) {
-  CheckDocsInput(x, y);
   h::RequireAvailable(backend);
-  if (backend == h::Backend::kCpu) return AbsMaximaCpu(x, y);
+  if (backend == h::Backend::kCpu) return AbsMaximaCpu(x, y);  // checks as it reads
+  CheckDocsInput(x, y);
 #if CB_HAVE_CUDA
   return AbsMaximaCuda(x, y);
 #else

@@ -47,6 +47,13 @@ struct MatrixView {
 // all zeros (its cosine is undefined). Every backend calls it before any work.
 void CheckDocsInput(const MatrixView& x, const MatrixView& y);
 
+// CheckDocsInput's parts, which it runs in this order: Shape(x), Values(x),
+// Shape(y), Values(y), Rows(x, y). Shape: empty or above INT_MAX. Values: a
+// non-finite entry (the first in row-major order), then an all-zero column.
+void CheckDocsShape(const MatrixView& a);
+void CheckDocsValues(const MatrixView& a);
+void CheckDocsRows(const MatrixView& x, const MatrixView& y);
+
 // AbsMaxima()
 //
 // The row and column absolute maxima of the cosine matrix of x and y,
@@ -72,7 +79,10 @@ int64_t CpuBlockRows(int64_t n2);
 
 // The CPU path (docs_cpu.cpp); call through AbsMaxima(). `block_rows` > 0
 // overrides CpuBlockRows() (tests use it to cut small problems into blocks).
-// REQUIRES: CheckDocsInput(x, y) passed.
+// Throws as CheckDocsInput(), in its order, but reads the values only once:
+// their check rides on the normalisation's sums of squares (a sum is
+// non-finite iff an entry is, zero iff its column is; then CheckDocsValues
+// names the entry).
 cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y,
                                       int64_t block_rows = 0);
 

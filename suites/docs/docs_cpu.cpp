@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "harness/huge_pages.h"
@@ -32,7 +34,14 @@ void ParallelRows(int64_t rows, const cb::harness::ParallelBody& body) {
 // long-sum rounding enter; the product with the inverse norm is rounded once
 // to fp32. The result is left uninitialised until the threads write it, so
 // its pages are first touched (faulted in) in parallel too.
+//
+// Also the input check of CheckDocsInput (shape, then values): in fp64 a
+// float's square cannot overflow, even summed over INT_MAX rows, and a
+// nonzero float's square is never zero, so a column's sum is non-finite iff
+// it holds a NaN or an infinity and zero iff it is all zeros; only then is
+// the matrix scanned again, by CheckDocsValues, to name the first such entry.
 cb::harness::HugePageArray<float> NormalizeColumns(const MatrixView& a) {
+  CheckDocsShape(a);
   const int64_t m = a.rows, n = a.cols;
   const int64_t threads = cb::harness::HardwareThreads();
   std::vector<std::vector<double>> partial(threads, std::vector<double>(n, 0.0));
@@ -44,10 +53,17 @@ cb::harness::HugePageArray<float> NormalizeColumns(const MatrixView& a) {
     }
   });
   std::vector<double> inv_norm(n);
+  bool bad = false;
   for (int64_t c = 0; c < n; ++c) {
     double sum_sq = 0;
     for (const auto& p : partial) sum_sq += p[c];
+    bad |= !std::isfinite(sum_sq) || sum_sq == 0.0;
     inv_norm[c] = 1.0 / std::sqrt(sum_sq);
+  }
+  if (bad) {
+    CheckDocsValues(a);  // throws, naming the entry or column
+    throw std::logic_error("DOCS: a column's sum of squares is not finite and positive, yet " + a.name +
+                           " passed CheckDocsValues");
   }
   cb::harness::HugePageArray<float> out(static_cast<size_t>(m * n));
   ParallelRows(m, [&](int64_t, int64_t begin, int64_t end) {
@@ -67,6 +83,7 @@ cb::ref::docs::AbsMaxima AbsMaximaCpu(const MatrixView& x, const MatrixView& y,
   const int64_t m = x.rows, n1 = x.cols, n2 = y.cols;
   const cb::harness::HugePageArray<float> xn = NormalizeColumns(x);  // (m, n1)
   const cb::harness::HugePageArray<float> yn = NormalizeColumns(y);  // (m, n2)
+  CheckDocsRows(x, y);
 
   const int64_t block = std::min(n1, block_rows > 0 ? block_rows : CpuBlockRows(n2));
   // (block, n2) rows j0.. of C; sgemm with beta = 0 writes every entry.

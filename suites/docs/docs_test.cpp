@@ -171,6 +171,63 @@ TEST_P(DocsBackendTest, BadInputIsOneLineNamingTheMatrix) {
   for (int r = 0; r < 4; ++r) zero_column[r * 3 + 2] = 0.0f;
   expect_error(x, {zero_column.data(), 4, 3, "Y"}, "matrix Y has an all-zero column 2");
 }
+
+// The CPU path checks values inside its normalisation pass, not by a scan of
+// its own: on fresh inputs with zero to three planted faults (NaN, -NaN,
+// +-inf, an all-zero or all -0 column, a row count off by one) beside values
+// that must pass (denormal-only columns, +-3e38), every backend accepts
+// exactly what CheckDocsInput accepts and otherwise throws its message.
+TEST_P(DocsBackendTest, EveryInputGetsCheckDocsInputsVerdict) {
+  CB_FRESH_SEED(seed);
+  h::Rng rng(seed, 31);
+  const float kFaults[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  int rejected = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t m = 2 + int64_t(rng.UniformInt(0, 6)), n1 = 1 + int64_t(rng.UniformInt(0, 5)),
+                  n2 = 1 + int64_t(rng.UniformInt(0, 5));
+    std::vector<float> a(size_t(m * n1)), b(size_t((m + 1) * n2));
+    for (float& v : a) v = float(rng.Normal());
+    for (float& v : b) v = float(rng.Normal());
+    const int64_t b_rows = rng.UniformInt(0, 9) == 0 ? m + 1 : m;
+    const int faults = int(rng.UniformInt(0, 3));
+    for (int f = 0; f < faults; ++f) {
+      const bool in_a = rng.UniformInt(0, 1) == 0;
+      std::vector<float>& t = in_a ? a : b;
+      const int64_t cols = in_a ? n1 : n2, rows = in_a ? m : b_rows;
+      const int64_t col = int64_t(rng.UniformInt(0, uint64_t(cols - 1)));
+      switch (rng.UniformInt(0, 3)) {
+        case 0:  // one non-finite entry
+          t[size_t(rng.UniformInt(0, uint64_t(rows - 1)) * cols + col)] = kFaults[rng.UniformInt(0, 3)];
+          break;
+        case 1:  // a column of zeros, or of negative zeros
+          for (int64_t r = 0; r < rows; ++r) t[size_t(r * cols + col)] = f % 2 ? -0.0f : 0.0f;
+          break;
+        case 2:  // a column of denormals: valid
+          for (int64_t r = 0; r < rows; ++r) t[size_t(r * cols + col)] = std::numeric_limits<float>::denorm_min();
+          break;
+        default:  // huge finite values, whose squares overflow fp32: valid
+          for (int64_t r = 0; r < rows; ++r) t[size_t(r * cols + col)] = r % 2 ? 3e38f : -3e38f;
+      }
+    }
+    const MatrixView x{a.data(), m, n1, "X"}, y{b.data(), b_rows, n2, "Y"};
+    std::string want, got;
+    try {
+      CheckDocsInput(x, y);
+    } catch (const std::invalid_argument& e) {
+      want = e.what();
+    }
+    try {
+      AbsMaxima(backend(), x, y);
+    } catch (const std::invalid_argument& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, want) << "trial " << trial << ", m " << m << ", n1 " << n1 << ", n2 " << n2;
+    rejected += !want.empty();
+  }
+  EXPECT_GT(rejected, 10);  // the faults were planted often enough to matter
+  EXPECT_LT(rejected, 55);  // and valid inputs were tried too
+}
 CB_INSTANTIATE_BACKENDS(DocsBackendTest);
 
 TEST(CpuBlockRows, BoundsTheBlockAndNeverReturnsZero) {
