@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -38,12 +39,13 @@ BlasInfo DetectBlas() {
   if (openblas_get_corename != nullptr) {
     if (const char* c = openblas_get_corename(); c != nullptr) b.corename = c;
   }
+  if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced != nullptr) b.coretype_env = forced;
   return b;
 }
 
 nlohmann::json ToJson(const BlasInfo& b) {
-  return {{"library", b.library}, {"vendor", b.vendor}, {"version", b.version},
-          {"corename", b.corename}, {"config", b.config}};
+  return {{"library", b.library}, {"vendor", b.vendor},   {"version", b.version},
+          {"corename", b.corename}, {"config", b.config}, {"coretype_env", b.coretype_env}};
 }
 
 bool IsPreAvx2Core(const std::string& corename) {
@@ -60,19 +62,25 @@ bool IsPreAvx2Core(const std::string& corename) {
   return kPre.count(lower) > 0;
 }
 
-std::string GenericBlasWarning(const BlasInfo& blas, const std::vector<std::string>& cpu_flags) {
-  if (blas.vendor != "OpenBLAS" || !IsPreAvx2Core(blas.corename)) return "";
+std::string BlasKernelWarning(const BlasInfo& blas, const std::vector<std::string>& cpu_flags) {
+  if (blas.vendor != "OpenBLAS") return "";
   const auto has = [&](const char* f) {
     return std::find(cpu_flags.begin(), cpu_flags.end(), f) != cpu_flags.end();
   };
   std::string unused;
   if (has("avx512f")) unused = "AVX-512";
   if (has("avx2")) unused += unused.empty() ? "AVX2" : " and AVX2";
-  if (unused.empty()) return "";
-  return "warning: OpenBLAS " + blas.version + " runs its generic \"" + blas.corename +
-         "\" kernels on this " + unused +
-         " CPU: SGEMM (and the cpu_sgemm ceiling) is far below the machine; not changed "
-         "(OPENBLAS_CORETYPE is never set here)";
+  const bool generic = IsPreAvx2Core(blas.corename) && !unused.empty();
+  const std::string forced =
+      blas.coretype_env.empty() ? "" : "OPENBLAS_CORETYPE=" + blas.coretype_env + " in the environment";
+  if (!generic && forced.empty()) return "";
+  const std::string kernels = "OpenBLAS " + blas.version + " runs its " + (generic ? "generic " : "") +
+                              "\"" + blas.corename + "\" kernels";
+  const std::string why = forced.empty() ? "" : ", chosen by " + forced + ", not for this CPU";
+  return (generic ? "warning: " : "note: ") + kernels + why +
+         (generic ? " on this " + unused + " CPU" : "") +
+         ": SGEMM (and the cpu_sgemm ceiling) are those kernels' rates" +
+         (generic ? ", far below the machine" : "") + "; not changed (claimbench never sets OPENBLAS_CORETYPE)";
 }
 
 std::vector<std::string> CpuFlags() {
@@ -89,19 +97,20 @@ std::vector<std::string> CpuFlags() {
   return flags;
 }
 
-std::string GenericBlasWarning() { return GenericBlasWarning(DetectBlas(), CpuFlags()); }
+std::string BlasKernelWarning() { return BlasKernelWarning(DetectBlas(), CpuFlags()); }
 
-std::string GenericBlasWarning(const nlohmann::json& platform_json) {
+std::string BlasKernelWarning(const nlohmann::json& platform_json) {
   if (!platform_json.contains("blas") || !platform_json.contains("cpu")) return "";
   const auto& j = platform_json.at("blas");
   BlasInfo b;
   b.vendor = j.value("vendor", "unknown");
   b.version = j.value("version", "unknown");
   b.corename = j.value("corename", "unknown");
+  b.coretype_env = j.value("coretype_env", "");
   std::vector<std::string> flags;
   const auto& cpu = platform_json.at("cpu");
   if (cpu.contains("flags")) flags = cpu.at("flags").get<std::vector<std::string>>();
-  return GenericBlasWarning(b, flags);
+  return BlasKernelWarning(b, flags);
 }
 
 }  // namespace cb::harness

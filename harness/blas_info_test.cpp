@@ -26,7 +26,7 @@ TEST(BlasInfoTest, PlatformFingerprintCarriesTheBlas) {
   const Platform p = DetectPlatform();
   ASSERT_TRUE(p.json.contains("blas"));
   EXPECT_EQ(p.json.at("blas"), ToJson(DetectBlas()));
-  EXPECT_EQ(GenericBlasWarning(p.json), GenericBlasWarning());
+  EXPECT_EQ(BlasKernelWarning(p.json), BlasKernelWarning());
 }
 
 TEST(BlasInfoTest, PreAvx2CoresAreRecognisedCaseInsensitively) {
@@ -43,23 +43,38 @@ TEST(BlasInfoTest, WarnsOnlyForGenericKernelsOnAvx2OrAvx512Cpus) {
   prescott.vendor = "OpenBLAS";
   prescott.version = "0.3.21";
   prescott.corename = "Prescott";
-  const std::string w = GenericBlasWarning(prescott, {"sse2", "avx2", "avx512f"});
+  const std::string w = BlasKernelWarning(prescott, {"sse2", "avx2", "avx512f"});
   EXPECT_NE(w.find("Prescott"), std::string::npos) << w;
   EXPECT_NE(w.find("AVX-512"), std::string::npos) << w;
   EXPECT_NE(w.find("0.3.21"), std::string::npos) << w;
-  EXPECT_NE(GenericBlasWarning(prescott, {"avx2"}).find("AVX2"), std::string::npos);
+  EXPECT_NE(BlasKernelWarning(prescott, {"avx2"}).find("AVX2"), std::string::npos);
   // An SSE-only CPU: the generic kernels are the right ones.
-  EXPECT_EQ(GenericBlasWarning(prescott, {"sse2", "sse3"}), "");
+  EXPECT_EQ(BlasKernelWarning(prescott, {"sse2", "sse3"}), "");
   BlasInfo haswell = prescott;
   haswell.corename = "Haswell";
-  EXPECT_EQ(GenericBlasWarning(haswell, {"avx2", "avx512f"}), "");
+  EXPECT_EQ(BlasKernelWarning(haswell, {"avx2", "avx512f"}), "");
   BlasInfo other = prescott;
   other.vendor = "unknown";  // not OpenBLAS: its core names mean nothing here
-  EXPECT_EQ(GenericBlasWarning(other, {"avx2"}), "");
+  EXPECT_EQ(BlasKernelWarning(other, {"avx2"}), "");
+  // A core forced by OPENBLAS_CORETYPE is named, generic or not.
+  BlasInfo forced = haswell;
+  forced.coretype_env = "Haswell";
+  const std::string note = BlasKernelWarning(forced, {"avx2", "avx512f"});
+  EXPECT_EQ(note.rfind("note: ", 0), 0u) << note;
+  EXPECT_NE(note.find("OPENBLAS_CORETYPE=Haswell"), std::string::npos) << note;
+  BlasInfo forced_generic = prescott;
+  forced_generic.coretype_env = "Prescott";
+  const std::string both = BlasKernelWarning(forced_generic, {"avx2"});
+  EXPECT_EQ(both.rfind("warning: ", 0), 0u) << both;
+  EXPECT_NE(both.find("OPENBLAS_CORETYPE=Prescott"), std::string::npos) << both;
+  EXPECT_NE(both.find("AVX2"), std::string::npos) << both;
+  EXPECT_EQ(both.find('\n'), std::string::npos) << both;
   // From a fingerprint: missing parts give no warning rather than a guess.
-  EXPECT_EQ(GenericBlasWarning(nlohmann::json::object()), "");
+  EXPECT_EQ(BlasKernelWarning(nlohmann::json::object()), "");
   const nlohmann::json fp = {{"blas", ToJson(prescott)}, {"cpu", {{"flags", {"avx2"}}}}};
-  EXPECT_NE(GenericBlasWarning(fp), "");
+  EXPECT_NE(BlasKernelWarning(fp), "");
+  const nlohmann::json fp_forced = {{"blas", ToJson(forced)}, {"cpu", {{"flags", {"avx2"}}}}};
+  EXPECT_EQ(BlasKernelWarning(fp_forced), BlasKernelWarning(forced, {"avx2"}));
 }
 
 }  // namespace

@@ -370,7 +370,7 @@ CeilingMeasurement Sgemm(bool quick) {
   std::string thread_source;
   const int threads = BlasThreads(&thread_source);
   const BlasInfo blas = DetectBlas();
-  const std::string warning = GenericBlasWarning(blas, CpuFlags());
+  const std::string warning = BlasKernelWarning(blas, CpuFlags());
   return FromSamples("cpu_sgemm", "GFLOP/s", samples, warmup,
                      json{{"n", n},
                           {"blas", ToJson(blas)},

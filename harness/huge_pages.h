@@ -13,9 +13,10 @@
 //
 // Arrays of at least 1 MiB are rounded up to whole 2 MiB pages, 2 MiB-aligned
 // and advised MADV_HUGEPAGE (Linux; where THP is "never" or absent they are
-// plain pages, correct and as slow as before); smaller ones are ordinary heap
-// memory (zeroing a 2 MiB page costs about what faulting 256 KiB does). Elements are not
-// initialised: T must be trivially constructible and destructible.
+// plain pages, correct and as slow as before); smaller ones are ordinary
+// heap memory (zeroing a 2 MiB page costs about what faulting 256 KiB does).
+// Elements are not initialised: T must be trivially constructible and
+// destructible.
 // Thread safety: none beyond that of distinct objects.
 #ifndef CB_HARNESS_HUGE_PAGES_H_
 #define CB_HARNESS_HUGE_PAGES_H_

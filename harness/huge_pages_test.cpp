@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 namespace cb::harness {
@@ -23,7 +22,8 @@ TEST(HugePageArray, SmallArraysAreOrdinaryWritableMemory) {
 }
 
 TEST(HugePageArray, LargeArraysAreAlignedToTheHugePageSize) {
-  for (const size_t bytes : {kHugePageMinBytes, 3 * kHugePageBytes + 28}) {  // less than one, not whole pages
+  // Half a huge page, and a size that is not a whole number of them.
+  for (const size_t bytes : {kHugePageMinBytes, 3 * kHugePageBytes + 28}) {
     HugePageArray<float> a(bytes / sizeof(float));
     EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % kHugePageBytes, 0u) << bytes;
     for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 1000);

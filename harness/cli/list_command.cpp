@@ -38,7 +38,7 @@ int List(bool json) {
           {{"name", std::string(h::BackendName(b))}, {"available", st.ok}, {"reason", st.reason}});
     }
     const h::BlasInfo blas = h::DetectBlas();
-    const std::string warning = h::GenericBlasWarning(blas, h::CpuFlags());
+    const std::string warning = h::BlasKernelWarning(blas, h::CpuFlags());
     out["blas"] = h::ToJson(blas);
     out["blas"]["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
     for (const auto& [suite, n] : claims_per_suite) out["suites"].push_back({{"name", suite}, {"claims", n}});
@@ -67,7 +67,7 @@ int List(bool json) {
   const h::BlasInfo blas = h::DetectBlas();
   std::printf("\nblas\n  %s %s, core %s (%s)\n", blas.vendor.c_str(), blas.version.c_str(),
               blas.corename.c_str(), blas.library.c_str());
-  if (const std::string w = h::GenericBlasWarning(blas, h::CpuFlags()); !w.empty()) {
+  if (const std::string w = h::BlasKernelWarning(blas, h::CpuFlags()); !w.empty()) {
     std::printf("  %s\n", w.c_str());
   }
   std::printf("\nsuites\n");

@@ -106,7 +106,7 @@ int Bench(const BenchOptions& o, const CommandLine& cmdline) {
   const auto meta = CollectRunMeta(JoinArgs(cmdline.argc, cmdline.argv), "bench", 0);
   // A warning only (issue 32): FLOP-bound rows and their cpu_sgemm fractions
   // are then of OpenBLAS's generic kernels, not of this CPU.
-  if (const std::string w = cb::harness::GenericBlasWarning(meta.platform); !w.empty()) {
+  if (const std::string w = cb::harness::BlasKernelWarning(meta.platform); !w.empty()) {
     std::printf("%s\n", w.c_str());
   }
   auto ceilings = EnsureCeilings(ledger, meta.platform_hash, o.remeasure_ceilings);
