@@ -124,8 +124,8 @@ void ParallelSlices(int threads, size_t bytes, Fn fn) {
 // arrays blocked every other measurer for minutes under ASan); the detail
 // records it as below_4x_llc.
 size_t BufferBytes(bool quick, int64_t llc) {
-  const size_t floor_bytes = quick ? (size_t{32} << 20) : (size_t{128} << 20);
-  const size_t cap_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
+  const size_t floor_bytes = quick ? size_t(QuickSizes().floor_bytes) : (size_t{128} << 20);
+  const size_t cap_bytes = quick ? size_t(QuickSizes().cap_bytes) : (size_t{1} << 30);
   return std::min<size_t>(cap_bytes, std::max<size_t>(floor_bytes, 4 * llc));
 }
 
@@ -385,7 +385,7 @@ CeilingMeasurement Sgemm(bool quick) {
 // threads: the bound of kernels that draw a keyed block per element. Quick:
 // 2^25 blocks per thread and repetition (tens of ms), full 2^27.
 CeilingMeasurement PhiloxRate(bool quick, int threads, std::string name) {
-  const int64_t blocks = int64_t{1} << (quick ? 25 : 27);
+  const int64_t blocks = quick ? QuickSizes().philox_blocks : int64_t{1} << 27;
   const int warmup = 1, reps = quick ? 3 : 7;
   std::vector<double> samples;  // Gblock/s
   for (int r = 0; r < warmup + reps; ++r) {
@@ -439,6 +439,22 @@ int64_t LastLevelCacheBytes() {
   return total;
 }
 
+QuickCeilingSizes QuickSizes() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  constexpr bool kSanitized = true;
+#else
+  constexpr bool kSanitized = false;
+#endif
+#else
+  constexpr bool kSanitized = false;
+#endif
+  return {int64_t{32} << 20, kSanitized ? int64_t{32} << 20 : int64_t{256} << 20,
+          int64_t{1} << (kSanitized ? 21 : 25), kSanitized};
+}
+
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick) {
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<CeilingMeasurement> out;
@@ -456,6 +472,7 @@ std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick) {
   out.push_back(PhiloxRate(quick, cores, "cpu_philox4x32_10"));
   out.push_back(PhiloxRate(quick, 1, "cpu_philox4x32_10_1t"));
   out.push_back(Sgemm(quick));
+  for (auto& m : out) m.detail["sanitizer_build"] = quick && QuickSizes().sanitizer_build;
   return out;
 }
 

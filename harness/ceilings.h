@@ -63,6 +63,20 @@ struct CeilingMeasurement {
 // work fails.
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
 
+// Quick mode's sizes. In a sanitizer build (ASan, TSan) every load is
+// checked and the -O0 Philox intrinsics are calls: one quick measurement took
+// ~26 s there, in each of the ~30 tests that start a ledger, and measured the
+// instrumentation rather than the machine. There the buffers stay at the
+// 32 MiB floor and Philox runs 2^21 blocks per thread, and every CPU
+// ceiling's detail says "sanitizer_build": true.
+struct QuickCeilingSizes {
+  int64_t floor_bytes;     // each copy buffer / STREAM array at least this
+  int64_t cap_bytes;       // and at most this (below_4x_llc when it binds)
+  int64_t philox_blocks;   // Philox4x32-10 blocks per thread and repetition
+  bool sanitizer_build;
+};
+QuickCeilingSizes QuickSizes();
+
 // The names MeasureCpuCeilings returns, without measuring: a
 // ledger whose stored ceilings lack one of them (stored by an older build)
 // measures again.

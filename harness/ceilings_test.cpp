@@ -77,7 +77,7 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   // The copy must not fit in cache, or it measures the cache; where 4x the
   // reported LLC exceeds the 1 GiB cap, the detail says so.
   const int64_t llc = LastLevelCacheBytes();
-  const int64_t quick_cap = int64_t{256} << 20;  // ceilings.h
+  const int64_t quick_cap = QuickSizes().cap_bytes;
   const bool capped = 4 * llc > quick_cap;
   EXPECT_EQ(copy.detail.at("below_4x_llc").get<bool>(), capped);
   if (!capped) {
@@ -87,10 +87,15 @@ TEST(CeilingsTest, QuickCpuCeilingsArePositiveFiniteWithUnits) {
   // become the full mode; checked by size rather than by wall time, which a
   // shared machine cannot promise.
   const int64_t quick_bytes =
-      std::min<int64_t>(quick_cap, std::max<int64_t>(int64_t{32} << 20, 4 * llc));
+      std::min<int64_t>(quick_cap, std::max<int64_t>(QuickSizes().floor_bytes, 4 * llc));
   EXPECT_EQ(copy.detail.at("bytes_per_buffer").get<int64_t>(), quick_bytes);
   EXPECT_EQ(ceilings.at("cpu_sgemm").detail.at("n"), 1024);
+  if (!QuickSizes().sanitizer_build) {  // the documented sizes where the numbers mean the machine
+    EXPECT_EQ(QuickSizes().cap_bytes, int64_t{256} << 20);
+    EXPECT_EQ(QuickSizes().philox_blocks, int64_t{1} << 25);
+  }
   for (const auto& [name, unit] : units) {
+    EXPECT_EQ(ceilings.at(name).detail.at("sanitizer_build"), QuickSizes().sanitizer_build) << name;
     const int reps = name.rfind("cpu_stream_", 0) == 0 ? 2 : 3;  // ceilings.h quick sizes
     EXPECT_EQ(ceilings.at(name).detail.at("repetitions"), reps) << name;
     EXPECT_EQ(ceilings.at(name).detail.at("samples").size(), size_t(reps)) << name;
@@ -116,10 +121,10 @@ TEST(CeilingsTest, StreamCeilingsSayTheirThreadsAccessAndMethod) {
       EXPECT_NE(d.at("method").get<std::string>().find("STREAM"), std::string::npos) << name;
       // Each array well beyond the last-level cache, or it measures the
       // cache; past the 1 GiB cap the detail says it is not.
-      const bool capped = 4 * llc > (int64_t{256} << 20);  // the quick cap, ceilings.h
+      const bool capped = 4 * llc > QuickSizes().cap_bytes;
       EXPECT_EQ(d.at("below_4x_llc").get<bool>(), capped) << name;
       if (capped) {
-        EXPECT_EQ(d.at("bytes_per_array").get<int64_t>(), int64_t{256} << 20) << name;
+        EXPECT_EQ(d.at("bytes_per_array").get<int64_t>(), QuickSizes().cap_bytes) << name;
       } else {
         EXPECT_GE(d.at("bytes_per_array").get<int64_t>() + 128, 4 * llc) << name;
       }
@@ -143,7 +148,7 @@ TEST(CeilingsTest, PhiloxCeilingsSayTheirThreadsKernelAndBlocks) {
     const auto& d = ceilings.at(name).detail;
     EXPECT_EQ(d.at("threads").get<unsigned>(), one ? 1u : std::thread::hardware_concurrency());
     EXPECT_EQ(d.at("kernel"), PhiloxRateKernel()) << name;
-    EXPECT_EQ(d.at("blocks_per_thread"), int64_t{1} << 25) << "ceilings.h quick size";
+    EXPECT_EQ(d.at("blocks_per_thread"), QuickSizes().philox_blocks) << "ceilings.h quick size";
   }
 }
 
