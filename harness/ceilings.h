@@ -59,8 +59,8 @@ struct CeilingMeasurement {
 // detail.below_4x_llc saying when the cap binds; STREAM kernels 2
 // repetitions after a warm-up; 2^25 Philox blocks per thread, 3
 // repetitions); otherwise 2048^3, more repetitions, a 128 MiB floor and
-// 1 GiB cap, 2^27 blocks. Throws std::runtime_error when a check of the
-// work fails.
+// 1 GiB cap, 2^27 blocks (QuickSizes() below: smaller in a sanitizer
+// build). Throws std::runtime_error when a check of the work fails.
 std::vector<CeilingMeasurement> MeasureCpuCeilings(bool quick);
 
 // Quick mode's sizes. In a sanitizer build (ASan, TSan) every load is
