@@ -60,10 +60,6 @@ def peer_threads(line):
     return int(m.group(1)) if m else None
 
 
-def our_batch(params):
-    return int(params.get("batch", 1))
-
-
 def main(argv):
     if len(argv) != 3:
         sys.exit("usage: peers_compare.py OURS.jsonl PEERS.jsonl")
@@ -82,7 +78,7 @@ def main(argv):
                      and peer_threads(l) == threads
                      and all(int(p[a]) == int(l["params"][b]) for a, b in axes.items() if a in p)]
             if "batch" in p:  # one row against one, a batch against the peer's batch
-                cands = [l for l in cands if (l["params"]["B"] == 1) == (our_batch(p) == 1)]
+                cands = [l for l in cands if (l["params"]["B"] == 1) == (int(p["batch"]) == 1)]
             if not cands:
                 unmatched.append(f"{name}: no {workload} at {threads} threads")
                 continue

@@ -5,11 +5,11 @@
 //
 //   cb::harness::HugePageArray<float> c(rows * cols);  // c.data(), c.size()
 //
-// Why: each fresh 4 KiB page costs a fault on its first touch. On the VMs we
-// measure on a fault costs ~10 us: a kernel that allocates its 4 MiB output
-// per call (DOCS at n = 1024: 2 x 4 MiB of normalised columns) spent 20 ms of
-// its 31 ms in faults beside an 11 ms SGEMM. With MADV_HUGEPAGE one fault maps
-// 2 MiB; the same call took 14.5 ms.
+// Why: each fresh 4 KiB page costs a fault on its first touch, and faults are
+// dear on the VMs we measure on. DOCS at n = 1024 writes 2 x 4 MiB of
+// normalised columns per call: that pass took 19.7 ms of a 31.4 ms call
+// (SGEMM 10.8 ms) on 4 KiB pages and 3.0 ms on huge pages (call 14.5 ms), so
+// ~8 us per 4 KiB page (16.7 ms / 2048 pages, derived, not timed alone).
 //
 // Arrays of at least 1 MiB are rounded up to whole 2 MiB pages, 2 MiB-aligned
 // and advised MADV_HUGEPAGE (Linux; where THP is "never" or absent they are
