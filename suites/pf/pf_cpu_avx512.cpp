@@ -7,31 +7,41 @@
 //   1. Skip the step before any Philox when every logit is below L, with
 //      L / T + 56 ln 2 <= best: the noise is at most 53 ln 2 (pf_cpu_internal.h),
 //      so no token of the group can reach the best; 3 ln 2 of margin covers
-//      the fp64 rounding of (best - 56 ln 2) T while |best| < 2^48.
+//      the fp64 rounding of (best - 56 ln 2) T (|best| < 2^28 here).
 //   2. Otherwise Philox4x32-10 for the 64 blocks (philox_avx512.h), and per
-//      token the bound  a + (2 + lz) ln 2,  a = logit / T (by a multiply),
-//      lz = leading zeros of the token's 64-bit word (PF) or of its complement
-//      (Gumbel, the bits of 1 - r). With lz leading zeros r >= 2^-(1+lz), so
-//      -log r <= (1 + lz) ln 2; for Gumbel -log(-log r) <= -log(1 - r) and
-//      1 - r >= 2^-(1+lz). The extra ln 2 covers the multiply-for-divide and
-//      the rounding of the sums while |a| < 2^49; a token with |a| >= 2^49
-//      is either far above best (a candidate anyway) or far below (|best| <
-//      2^48 is kept, see below).
+//      token an upper bound on its value without a log (Bounds below):
+//        a + (65 - (e + m)) ln 2 + 2^-20,  a = logit / T (by a multiply),
+//      from the token's word with its low 12 bits cleared, w' = m 2^e
+//      (PF: the word; Gumbel: its complement, the bits of 1 - r, and
+//      -log(-log r) <= -log(1 - r)). For PF it exceeds the token's value by
+//      at most 0.06 (the chord of log2 on [1, 2)) plus the margin once
+//      w' >= 2^23; the margin covers the multiply-for-divide and
+//      the rounding of the sums while |a| < 2^29 (a token with a >= 2^29 is
+//      above any best the bounds are compared with, one with a <= -2^29
+//      far below it). The bound of issue 32's first version, a + (2 + lz)
+//      ln 2 from the leading zeros, was up to 1.4 looser: twice as many
+//      steps reached step 4 (66 -> 30 of 1024 per row of 128k, flat row).
 //   3. One test for the whole step: at each of the sixteen positions of a
-//      vector, the bound of the largest logit and the most leading zeros
-//      over the eight groups. The bound is non-decreasing in both, so when
-//      no position beats the best, no token of the step can, and the step
-//      ends here (most steps, once the best is high; the per-token bounds
-//      are ~17 vector instructions per eight blocks, counted in the code,
-//      against Philox's 60).
+//      vector, the bound of the largest logit and the smallest bound word
+//      over the eight groups. The bound is non-decreasing in the logit and
+//      in -w' (fp64 rounds monotonically), so when no position beats the
+//      best, no token of the step can, and the step ends here (most steps,
+//      once the best is high).
 //   4. Otherwise the per-token bounds, and the tokens whose bound exceeds
 //      the best are evaluated exactly (ExactValue, the reference's expression
-//      with glibc's log), in id order.
-// Once |best| >= 2^48 the margins above no longer hold, so the rest of the
-// range is scanned by the scalar path and merged (ties to the lower id).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 on _mm512_undefined in the intrinsics headers
+//      with glibc's log), in id order; the first group of a range with a
+//      finite logit evaluates its highest bound first, so that the rest of
+//      the group is tested against a real best instead of all sixteen
+//      being evaluated against -inf.
+// The bounds are compared with the best only while |best| < 2^28; beyond
+// it every token is evaluated exactly until the step ends, and the rest of
+// the range is scanned by the scalar path and merged (ties to the lower id).
+// GCC 12 on _mm512_undefined in the intrinsics headers:
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "suites/pf/pf_cpu_internal.h"
 #include "suites/pf/philox_avx512.h"
@@ -41,7 +51,9 @@ namespace cb::pf::internal {
 #if CB_HAVE_AVX512_PHILOX
 namespace {
 
-constexpr double kBestLimit = 0x1p48;
+// The bounds hold while |best| < 2^28 (step 2); so does the skip.
+constexpr double kBestLimit = 0x1p28;
+constexpr double kBoundMargin = 0x1p-20;
 // Tokens per step: kGroups vectors of eight Philox blocks (two tokens each);
 // eight independent chains hide the multiply latency. Measured on the
 // development machine (AMD EPYC, Zen 5 class, one thread, V = 131072): 1, 2,
@@ -58,36 +70,71 @@ float SkipThreshold(const Best& best, double temperature) {
   return f;
 }
 
-// The fp64 constants of the per-token bound a / T + (2 + lz) ln 2.
+// The fp64 constants of the per-token bound a / T + (65 - (e + m)) ln 2 + margin.
 struct BoundConstants {
   __m512i deinterleave;  // even-indexed floats to the low half, odd to the high
-  __m512d inv_t, ln2, two_ln2;
+  __m512d inv_t, ln2, offset;
 };
 
-// Which of sixteen tokens (logits `l`, in id order; their words' leading
-// zeros lz_x for the even tokens, lz_y for the odd, as 64-bit lanes) have a
-// bound above `best`: bit j of *even / *odd for token 2j / 2j + 1. The
-// bound is non-decreasing in the logit and in lz (fp64 FMAs round
-// monotonically), which the step test below relies on.
-CB_TARGET_AVX512_PHILOX inline void AboveBest(__m512 l, __m512i lz_x, __m512i lz_y, __m512d best,
-                                              const BoundConstants& k, __mmask8* even,
-                                              __mmask8* odd) {
+CB_TARGET_AVX512_PHILOX inline BoundConstants MakeBoundConstants(double temperature) {
+  return {_mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0),
+          _mm512_set1_pd(1.0 / temperature), _mm512_set1_pd(kLn2),
+          _mm512_set1_pd(65 * kLn2 + kBoundMargin)};
+}
+
+// e + m for the bound words w of eight tokens, w' = w & ~0xFFF = m 2^e,
+// m in [1, 2): UniformFromBits(w) = ((w >> 12) + 1/2) 2^-52 > w' 2^-64, and
+// for Gumbel 1 - r = ((~w >> 12) + 1/2) 2^-52 the same way, so with
+// log2 m >= m - 1 (log2 is concave on [1, 2] and equal to m - 1 at both ends)
+//   -log2 r < 64 - e - log2 m <= 65 - (e + m).
+// w' has at most 52 significant bits, so its conversion is exact; w' = 0
+// gives -inf (the bound is then +inf: a candidate). Non-decreasing in w.
+CB_TARGET_AVX512_PHILOX inline __m512d ExponentPlusMantissa(__m512i bound_word) {
+  const __m512i cleared = _mm512_and_si512(bound_word, _mm512_set1_epi64(~int64_t{0xFFF}));
+  const __m512d w = _mm512_cvtepu64_pd(cleared);
+  return _mm512_add_pd(_mm512_getexp_pd(w),
+                       _mm512_getmant_pd(w, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src));
+}
+
+// The upper bounds on the values of sixteen tokens (logits `l`, in id order;
+// bound words w_x of the even tokens, w_y of the odd): *even lane j for
+// token 2j, *odd lane j for token 2j + 1. Non-decreasing in the logit and
+// non-increasing in the word (fp64 FMAs round monotonically), which the
+// step test relies on.
+CB_TARGET_AVX512_PHILOX inline void Bounds(__m512 l, __m512i w_x, __m512i w_y,
+                                           const BoundConstants& k, __m512d* even, __m512d* odd) {
   const __m512 split = _mm512_permutexvar_ps(k.deinterleave, l);
   const __m512d a_even = _mm512_cvtps_pd(_mm512_castps512_ps256(split));
   const __m512d a_odd = _mm512_cvtps_pd(_mm512_extractf32x8_ps(split, 1));
-  const __m512d bound_even = _mm512_fmadd_pd(_mm512_cvtepi64_pd(lz_x), k.ln2,
-                                             _mm512_fmadd_pd(a_even, k.inv_t, k.two_ln2));
-  const __m512d bound_odd = _mm512_fmadd_pd(_mm512_cvtepi64_pd(lz_y), k.ln2,
-                                            _mm512_fmadd_pd(a_odd, k.inv_t, k.two_ln2));
+  *even = _mm512_fnmadd_pd(ExponentPlusMantissa(w_x), k.ln2,
+                           _mm512_fmadd_pd(a_even, k.inv_t, k.offset));
+  *odd = _mm512_fnmadd_pd(ExponentPlusMantissa(w_y), k.ln2,
+                          _mm512_fmadd_pd(a_odd, k.inv_t, k.offset));
+}
+
+// Which of the sixteen tokens have a bound above `best`: bit j of *even /
+// *odd for token 2j / 2j + 1.
+CB_TARGET_AVX512_PHILOX inline void AboveBest(__m512 l, __m512i w_x, __m512i w_y, __m512d best,
+                                              const BoundConstants& k, __mmask8* even,
+                                              __mmask8* odd) {
+  __m512d bound_even, bound_odd;
+  Bounds(l, w_x, w_y, k, &bound_even, &bound_odd);
   *even = _mm512_cmp_pd_mask(bound_even, best, _CMP_GT_OQ);
   *odd = _mm512_cmp_pd_mask(bound_odd, best, _CMP_GT_OQ);
 }
 
-// The word whose leading zeros bound the noise: for Gumbel its complement
-// (the bits of 1 - r), for PF the word itself.
+// The word that bounds the noise: for Gumbel its complement (the bits of
+// 1 - r), for PF the word itself.
 template <bool kGumbel>
 CB_TARGET_AVX512_PHILOX inline __m512i BoundWord(__m512i w) {
   return kGumbel ? _mm512_xor_si512(w, _mm512_set1_epi64(-1)) : w;
+}
+
+// The best as the bounds may be compared with it: -inf (every token a
+// candidate) before the first and once |best| >= kBestLimit.
+CB_TARGET_AVX512_PHILOX inline __m512d ComparableBest(const Best& best) {
+  const bool comparable = best.index >= 0 && std::fabs(best.value) < kBestLimit;
+  return _mm512_set1_pd(comparable ? best.value : -INFINITY);
 }
 
 // The scan for one noise, so PF pays no complement.
@@ -97,11 +144,9 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
                                        bool* bad) {
   const Noise noise = kGumbel ? Noise::kGumbel : Noise::kExponential;
   Best best;
-  const double inv_t = 1.0 / temperature;
   const avx512::PhiloxRoundKeys rk = avx512::MakeRoundKeys(key);
   const __m512i stream_v = _mm512_set1_epi64(static_cast<long long>(stream));
-  const BoundConstants k{_mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0),
-                         _mm512_set1_pd(inv_t), _mm512_set1_pd(kLn2), _mm512_set1_pd(2 * kLn2)};
+  const BoundConstants k = MakeBoundConstants(temperature);
   __m512 skip_v = _mm512_set1_ps(-INFINITY);
   __m512d best_v = _mm512_set1_pd(-INFINITY);
   // fpclass categories: quiet NaN, +inf, signalling NaN.
@@ -129,13 +174,10 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
     __m512i x[kGroups], y[kGroups];
     avx512::PhiloxConsecutive<kGroups>(static_cast<uint64_t>(i0 >> 1), stream_v, rk, x, y);
 
-    // One test for the whole step first: at each of the sixteen positions,
-    // the largest logit and the smallest bound word (the most leading
-    // zeros) over the eight groups bound every token there, so when no
-    // position's bound beats the best, no token of the step can. Once the
-    // best is high this skips most steps' per-token tests (the sampler's
-    // cost beyond Philox, issue 32).
-    // The smallest bound word: for Gumbel the complement of the largest word.
+    // Step 3: one test for the whole step. At each of the sixteen positions
+    // the largest logit and the smallest bound word over the eight groups
+    // bound every token there. (The smallest bound word: for Gumbel the
+    // complement of the largest word.)
     __m512i wx = x[0], wy = y[0];
 #pragma GCC unroll 8
     for (int g = 1; g < kGroups; ++g) {
@@ -143,24 +185,46 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
       wy = kGumbel ? _mm512_max_epu64(wy, y[g]) : _mm512_min_epu64(wy, y[g]);
     }
     __mmask8 step_even, step_odd;
-    AboveBest(l_max, _mm512_lzcnt_epi64(BoundWord<kGumbel>(wx)),
-              _mm512_lzcnt_epi64(BoundWord<kGumbel>(wy)), best_v, k, &step_even, &step_odd);
+    AboveBest(l_max, BoundWord<kGumbel>(wx), BoundWord<kGumbel>(wy), best_v, k, &step_even,
+              &step_odd);
     if ((step_even | step_odd) == 0) continue;
 
     bool changed = false;
 #pragma GCC unroll 8
     for (int g = 0; g < kGroups; ++g) {
       // x[g] lane j: token i0 + 16 g + 2 j; y[g] lane j: the next token.
-      __mmask8 c_even, c_odd;
-      AboveBest(_mm512_loadu_ps(step + 16 * g), _mm512_lzcnt_epi64(BoundWord<kGumbel>(x[g])),
-                _mm512_lzcnt_epi64(BoundWord<kGumbel>(y[g])), best_v, k, &c_even, &c_odd);
+      const __m512 l = _mm512_loadu_ps(step + 16 * g);
+      __m512d bound_even, bound_odd;
+      Bounds(l, BoundWord<kGumbel>(x[g]), BoundWord<kGumbel>(y[g]), k, &bound_even, &bound_odd);
+      __mmask8 c_even = _mm512_cmp_pd_mask(bound_even, best_v, _CMP_GT_OQ);
+      __mmask8 c_odd = _mm512_cmp_pd_mask(bound_odd, best_v, _CMP_GT_OQ);
       if ((c_even | c_odd) == 0) continue;
       alignas(64) uint64_t words[2][8];
       _mm512_store_si512(words[0], x[g]);
       _mm512_store_si512(words[1], y[g]);
+      const int64_t base = i0 + 16 * g;
+      if (best.index < 0) {
+        // No best yet: evaluate the token with the highest bound first and
+        // test the rest of the group against it.
+        alignas(64) double bounds[2][8];
+        _mm512_store_pd(bounds[0], bound_even);
+        _mm512_store_pd(bounds[1], bound_odd);
+        int top = -1;
+        for (int b = 0; b < 16; ++b) {
+          if (row[base + b] == -INFINITY) continue;
+          if (top < 0 || bounds[b & 1][b >> 1] > bounds[top & 1][top >> 1]) top = b;
+        }
+        if (top < 0) continue;  // sixteen -inf logits
+        const uint64_t word = words[top & 1][top >> 1];
+        best = {base + top, ExactValue(row[base + top], temperature, noise, word)};
+        changed = true;
+        best_v = ComparableBest(best);
+        c_even = _mm512_cmp_pd_mask(bound_even, best_v, _CMP_GT_OQ);
+        c_odd = _mm512_cmp_pd_mask(bound_odd, best_v, _CMP_GT_OQ);
+      }
       // Candidates in id order: bit 2j = x lane j, bit 2j + 1 = y lane j.
       uint32_t candidates = _pdep_u32(c_even, 0x5555u) | _pdep_u32(c_odd, 0xAAAAu);
-      const int64_t base = i0 + 16 * g;
+      bool group_changed = false;
       while (candidates != 0) {
         const int b = __builtin_ctz(candidates);
         candidates &= candidates - 1;
@@ -169,10 +233,13 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
         const double v = ExactValue(logit, temperature, noise, words[b & 1][b >> 1]);
         if (Better(v, base + b, best)) {
           best = {base + b, v};
-          changed = true;
+          group_changed = true;
         }
       }
-      if (changed) best_v = _mm512_set1_pd(best.value);
+      if (group_changed) {
+        changed = true;
+        best_v = ComparableBest(best);
+      }
     }
     if (changed) skip_v = _mm512_set1_ps(SkipThreshold(best, temperature));
   }
@@ -194,7 +261,26 @@ Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temper
   return noise == Noise::kGumbel ? ScanRange<true>(row, begin, end, temperature, key, stream, bad)
                                  : ScanRange<false>(row, begin, end, temperature, key, stream, bad);
 }
+
+CB_TARGET_AVX512_PHILOX void TokenBoundsAvx512(const float* logits, const uint64_t* words,
+                                               double temperature, Noise noise, double* bounds) {
+  alignas(64) uint64_t even_words[8], odd_words[8];
+  for (int j = 0; j < 8; ++j) even_words[j] = words[2 * j], odd_words[j] = words[2 * j + 1];
+  __m512i w_x = _mm512_load_si512(even_words), w_y = _mm512_load_si512(odd_words);
+  if (noise == Noise::kGumbel) w_x = BoundWord<true>(w_x), w_y = BoundWord<true>(w_y);
+  const BoundConstants k = MakeBoundConstants(temperature);
+  __m512d even, odd;
+  Bounds(_mm512_loadu_ps(logits), w_x, w_y, k, &even, &odd);
+  alignas(64) double b[2][8];
+  _mm512_store_pd(b[0], even);
+  _mm512_store_pd(b[1], odd);
+  for (int i = 0; i < 16; ++i) bounds[i] = b[i & 1][i >> 1];
+}
 #else
+void TokenBoundsAvx512(const float*, const uint64_t*, double, Noise, double*) {
+  throw std::logic_error("TokenBoundsAvx512: built without AVX-512");
+}
+
 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
                      uint64_t key, uint64_t stream, bool* bad) {
   bool unused_finite;

@@ -48,15 +48,22 @@ Best ScanRangeScalar(const float* row, int64_t begin, int64_t end, double temper
                      uint64_t key, uint64_t stream);
 
 // The same with AVX-512 (REQUIRES CpuHasAvx512(), noise != kNone): Philox on
-// eight blocks per vector and a per-token upper bound that skips the log, and
-// whole 128-token steps skipped before Philox when no logit can reach the best
-// (pf_cpu_avx512.cpp). Falls back to ScanRangeScalar for the rest of a range
-// when |best| >= 2^48, where the bounds' fp64 rounding margin would not hold.
-// Checks the input in the same pass: *bad = some logit of [begin, end) is NaN
-// or +inf (then the returned token means nothing); with *bad false, the
-// range holds a finite logit iff the returned index is >= 0.
+// eight blocks per vector, a per-token upper bound on the value that skips
+// the log, and whole 128-token steps skipped before Philox when no logit can
+// reach the best (pf_cpu_avx512.cpp). Falls back to ScanRangeScalar for the
+// rest of a range once |best| >= 2^28, where the bounds' rounding margin
+// would not hold. Checks the input in the same pass: *bad = some logit of
+// [begin, end) is NaN or +inf (then the returned token means nothing); with
+// *bad false, the range holds a finite logit iff the returned index is >= 0.
 Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temperature, Noise noise,
                      uint64_t key, uint64_t stream, bool* bad);
+
+// The vector scan's upper bounds on the values of sixteen tokens (REQUIRES
+// CpuHasAvx512(), noise != kNone): bounds[i] >= ExactValue(logits[i],
+// temperature, noise, words[i]) whenever |logits[i] / temperature| < 2^29.
+// Exposed for the test that checks it on adversarial words.
+void TokenBoundsAvx512(const float* logits, const uint64_t* words, double temperature, Noise noise,
+                       double* bounds);
 
 // One pass over a row for CheckSampleInput: *bad = some logit is NaN or
 // +inf, *any_finite = some logit is finite. AVX-512 when `vector`.

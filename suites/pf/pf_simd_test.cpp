@@ -8,8 +8,9 @@
 //     none) on fresh random rows (seed from the clock, printed on failure)
 //     drawn from several distributions: flat Gaussian, a peaked LLM-like
 //     row, a top-p style row with most logits -inf, low and high T, heavy
-//     ties (logits on a coarse grid) and huge magnitudes (|a| >= 2^48, the
-//     scalar fallback), for PF and Gumbel noise; the scalar fast path too.
+//     ties (logits on a coarse grid) and huge magnitudes (|a| >= 2^28, the
+//     scalar fallback), for PF and Gumbel noise; the scalar fast path too;
+//     and its per-token bound on words where it is tightest.
 //   * DetectCpu against cb::ref::pf::Detect on fresh texts with repeated
 //     phrases, every watermark and de-duplication mode, vector and scalar
 //     kernels: n' and the KGW count identical, the PF/Gumbel score within
@@ -18,6 +19,7 @@
 // the one pf_test.cpp covers); the detection tests run everywhere.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -71,6 +73,57 @@ TEST(PfSimd, PhiloxGatherWordsBitIdentical) {
     ASSERT_EQ(got[i], h::PhiloxU64At(key, streams[i], indices[i])) << i;
 }
 
+// The vector scan's bound on a token's value (pf_cpu_avx512.cpp step 2):
+// never below the exact value, on words chosen where it is tightest (powers
+// of two, where the chord of log2 is exact and only the 2^-20 margin and the
+// low 12 bits are left) and where it degenerates (words below 2^12, all
+// ones, each leading-zero count), for logits up to |a| = 2^28 and several
+// T. And tight for PF: within 0.0597 (the chord's largest gap, 0.0861 ln 2)
+// plus the margin of the value once the word is >= 2^23; the leading-zero
+// bound it replaced was up to 2 ln 2 above.
+TEST(PfSimd, TokenBoundIsAnUpperBoundAndTight) {
+  SKIP_WITHOUT_AVX512();
+  CB_FRESH_SEED(seed);
+  h::Rng rng(seed, 5);
+  std::vector<uint64_t> words = {0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF,
+                                 ~uint64_t{0}, ~uint64_t{0xFFF}};
+  for (int e = 12; e < 64; ++e) {
+    const uint64_t p = uint64_t{1} << e;
+    for (uint64_t w : {p - 1, p, p + 1, p + 0xFFF, p + 0x1000}) words.insert(words.end(), {w, ~w});
+  }
+  for (int i = 0; i < 4000; ++i) words.push_back(rng.NextU64() >> (i % 64));
+  const double temperatures[] = {1.0, 0.7, 1.5, 1e-3, 3e3, 0.1};
+  constexpr double kChordGap = 0.0597, kMargin = 0x1p-20;
+  for (size_t w0 = 0; w0 < words.size(); w0 += 16) {
+    uint64_t w[16];
+    for (int i = 0; i < 16; ++i) w[i] = words[(w0 + i) % words.size()];
+    const double t = temperatures[rng.UniformInt(0, 5)];
+    float logits[16];
+    for (int i = 0; i < 16; ++i) {
+      const double scale = i < 8 ? 4.0 : std::ldexp(1.0, static_cast<int>(rng.UniformInt(0, 27)));
+      logits[i] = static_cast<float>(std::clamp(scale * rng.Normal(), -0x1p27, 0x1p27) * t);
+    }
+    if (w0 % 64 == 0) {  // the largest |a| the contract covers
+      logits[3] = static_cast<float>(0x1p28 * t);
+      logits[4] = static_cast<float>(-0x1p28 * t);
+    }
+    for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
+      double bounds[16];
+      internal::TokenBoundsAvx512(logits, w, t, noise, bounds);
+      for (int i = 0; i < 16; ++i) {
+        const double value = internal::ExactValue(logits[i], t, noise, w[i]);
+        ASSERT_GE(bounds[i], value) << "word " << w[i] << " logit " << logits[i] << " T " << t
+                                    << (noise == Noise::kGumbel ? " Gumbel" : " PF");
+        const double a = std::fabs(static_cast<double>(logits[i]) / t);
+        if (noise == Noise::kExponential && (w[i] & ~uint64_t{0xFFF}) >= (uint64_t{1} << 23)) {
+          ASSERT_LE(bounds[i] - value, kChordGap + 0x1p-12 + kMargin + a * 0x1p-48)
+              << "word " << w[i] << " logit " << logits[i] << " T " << t;
+        }
+      }
+    }
+  }
+}
+
 // Rows of several shapes; scale and T vary per draw.
 std::vector<float> Row(h::Rng& rng, int kind, int64_t v) {
   std::vector<float> x(static_cast<size_t>(v));
@@ -90,7 +143,7 @@ std::vector<float> Row(h::Rng& rng, int kind, int64_t v) {
     case 3:  // ties: a coarse grid, many equal logits
       for (float& f : x) f = static_cast<float>(std::floor(3 * rng.Uniform()));
       break;
-    default:  // huge magnitudes: the scalar fallback once |best| >= 2^48
+    default:  // huge magnitudes: the scalar fallback once |best| >= 2^28
       for (float& f : x) f = static_cast<float>(1e15 * (1 + rng.Uniform()));
       break;
   }
