@@ -125,12 +125,14 @@ BENCHMARK(SampleReferenceBench)
 
 // Detection of one text of n random tokens (m = 4, de-duplicated contexts):
 // the fast CPU path, and the fp64 reference for comparison.
+constexpr int kDetectContext = 4;
+
 void DetectBench(benchmark::State& state, bool reference) {
   const int64_t n = state.range(0);
   h::Rng rng(9, 9);
   std::vector<int32_t> text(static_cast<size_t>(n));
   for (auto& t : text) t = static_cast<int32_t>(rng.UniformInt(0, 32000));
-  const cb::ref::pf::WatermarkParams params{.key = 1, .context = 4};
+  const cb::ref::pf::WatermarkParams params{.key = 1, .context = kDetectContext};
   for (auto _ : state) {
     benchmark::DoNotOptimize(reference ? cb::ref::pf::Detect(cb::ref::pf::Watermark::kPf, params, text)
                                        : DetectCpu(cb::ref::pf::Watermark::kPf, params, text));
@@ -140,7 +142,7 @@ void DetectBench(benchmark::State& state, bool reference) {
 }
 const bool kDetectCpuRegistered = [] {
   for (const int64_t n : {int64_t{256}, int64_t{65536}, int64_t{1} << 20}) {
-    const std::string name = "pf/cpu/detect_pf/threads:" + std::to_string(DetectCpuThreads(n, 4));
+    const std::string name = "pf/cpu/detect_pf/threads:" + std::to_string(DetectCpuThreads(n, kDetectContext));
     benchmark::RegisterBenchmark(name.c_str(), DetectBench, false)->ArgNames({"tokens"})->Arg(n)->UseRealTime();
   }
   return true;

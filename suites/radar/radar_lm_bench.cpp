@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/blas_threads.h"
 #include "harness/random.h"
 #include "reference/lm/transformer.h"
 #include "suites/lm/cpu_transformer.h"
@@ -61,7 +62,7 @@ lm_suite::CpuKvCache FilledCache(const lm_suite::CpuTransformer& model, int64_t 
 
 void LmDecodeBench(benchmark::State& state, bool radar) {
   const int64_t t = state.range(0);
-  const OneBlasThread one_thread;
+  const cb::harness::OpenBlasOneThread one_thread;
   const lm::Transformer r = lm::RandomInit(TargetShape(t), 7, 0.02);
   lm_suite::CpuTransformer model(r);
   LmAttention attention(model.config(), {.method = LmMethod::kRadar,

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/blas_threads.h"
 #include "harness/claim.h"
 #include "harness/hash.h"
 #include "harness/stats.h"
@@ -303,7 +304,7 @@ h::Outcome SpeedupInModel(h::ClaimContext& ctx) {
   }
   lm_suite::CpuKvCache kv_r = kv_d;
   const int t0 = kv_d.length;
-  const OneBlasThread one_thread;  // timed as in the passes; AttendSpansCpu is single-threaded below 16384 tokens
+  const cb::harness::OpenBlasOneThread one_thread;  // timed as in the passes; AttendSpansCpu is single-threaded below 16384 tokens
   size_t id = 0, ir = 0;
   const h::TimingOptions opt{.warmup = 1, .repetitions = ctx.ByProfile(3, 9, 15), .min_batch_seconds = 0.02,
                              .seed = ctx.seed(), .threads = 1};

@@ -7,8 +7,6 @@
 // same number of tokens except StreamingLLM, whose window is w + 1 + B.
 #include "suites/radar/radar_lm_experiment.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/blas_threads.h"
 #include "harness/interrupt.h"
 #include "harness/random.h"
 #include "reference/radar.h"
@@ -136,16 +135,13 @@ void ProbeLayer(const lm_suite::DecodeAttention& a, const ProbeSetting& ps, int 
 
 }  // namespace
 
-OneBlasThread::OneBlasThread() : saved_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-OneBlasThread::~OneBlasThread() { openblas_set_num_threads(saved_); }
-
 PerplexityRun RunPerplexity(lm_suite::CpuTransformer& model, const std::vector<LmMethodSpec>& methods,
                             const std::vector<std::vector<int>>& sequences, const ProbeSetting& probes,
                             const std::function<void(double)>& progress) {
   if (methods.empty() || !methods[0].dense) throw std::invalid_argument("radar lm: methods[0] must be dense");
   for (const auto& s : sequences)
     if (s.size() < 2) throw std::invalid_argument("radar lm: every sequence needs >= 2 tokens");
-  const OneBlasThread one_thread;
+  const cb::harness::OpenBlasOneThread one_thread;
   PerplexityRun run;
   run.nll.assign(methods.size(), {});
   run.seconds.assign(methods.size(), 0.0);

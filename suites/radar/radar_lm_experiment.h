@@ -56,22 +56,10 @@ struct PerplexityRun {
   std::vector<double> seconds;            // [method] wall time of its passes
 };
 
-// Pins OpenBLAS to one thread for its lifetime: a single-token decode step is
-// a chain of small matrix-vector products (256 x 704 at most here), where
-// OpenBLAS's thread wake-ups cost more than they save on a loaded machine.
-class OneBlasThread {
- public:
-  OneBlasThread();
-  ~OneBlasThread();
-  OneBlasThread(const OneBlasThread&) = delete;
-  OneBlasThread& operator=(const OneBlasThread&) = delete;
-
- private:
-  int saved_;
-};
-
 // Runs every method over every sequence (each >= 2 tokens), OpenBLAS on one
-// thread (OneBlasThread). `progress`
+// thread (harness/blas_threads.h: a single-token decode step is a chain of
+// small matrix-vector products, 256 x 704 at most here, where OpenBLAS's
+// thread wake-ups cost more than they save on a loaded machine). `progress`
 // receives a fraction in [0, 1]. The model's decode hook is left empty.
 PerplexityRun RunPerplexity(lm_suite::CpuTransformer& model, const std::vector<LmMethodSpec>& methods,
                             const std::vector<std::vector<int>>& sequences, const ProbeSetting& probes,
