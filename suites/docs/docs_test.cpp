@@ -122,6 +122,49 @@ TEST_P(DocsBackendTest, MatchesTheFp64Reference) {
   }
 }
 
+// The CPU path forms X^T Y from the inputs as they are when every column
+// norm lies in [2^-30, 2^30] and from normalised copies otherwise
+// (docs_cpu.cpp). Both against the reference, on the same N(0, 1) pair
+// (near-duplicates planted) as is, and scaled by powers of two (exact) where
+// the raw products would overflow (2^70 and 2^70: 2^140 > fp32's 2^128) or
+// underflow (2^-70 and 2^-70), and once with only one column out of range.
+// The cosines do not change with the scales, so neither may the maxima.
+TEST(DocsCpu, RawAndNormalisedProductPathsMatchTheReference) {
+  CB_FRESH_SEED(seed);
+  const int64_t m = 200, n1 = 96, n2 = 130;
+  h::Rng rng(seed, 7);
+  std::vector<float> xf(static_cast<size_t>(m * n1)), yf(static_cast<size_t>(m * n2));
+  for (float& v : xf) v = static_cast<float>(rng.Normal());
+  for (float& v : yf) v = static_cast<float>(rng.Normal());
+  PlantNearDuplicates(xf, n1, yf, n2, m);
+  const auto want =
+      cb::ref::docs::AbsMaximaOf(cb::ref::docs::ColumnCosine(ToMatrix(xf, m, n1), ToMatrix(yf, m, n2)));
+  struct Scales {
+    int x_exp, y_exp;
+    int64_t only_column;  // -1: every column of X
+  };
+  for (const Scales sc : {Scales{0, 0, -1}, Scales{70, 70, -1}, Scales{-70, -70, -1},
+                          Scales{40, -40, -1}, Scales{0, 0, 5}}) {
+    SCOPED_TRACE("X x 2^" + std::to_string(sc.x_exp) + ", Y x 2^" + std::to_string(sc.y_exp) +
+                 (sc.only_column >= 0 ? ", column 5 of X x 2^40" : ""));
+    std::vector<float> xs = xf, ys = yf;
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n1; ++c) {
+        float& v = xs[r * n1 + c];
+        if (sc.only_column < 0) v = std::ldexp(v, sc.x_exp);
+        if (c == sc.only_column) v = std::ldexp(v, 40);
+      }
+    }
+    for (float& v : ys) v = std::ldexp(v, sc.y_exp);
+    const MatrixView x{xs.data(), m, n1, "X"}, y{ys.data(), m, n2, "Y"};
+    for (const int64_t block_rows : {0, 7}) {
+      const auto got = AbsMaximaCpu(x, y, block_rows);
+      EXPECT_TRUE(cb::testing::AllClose(got.s_x, want.s_x, kMaximaAtol, 0)) << block_rows;
+      EXPECT_TRUE(cb::testing::AllClose(got.s_y, want.s_y, kMaximaAtol, 0)) << block_rows;
+    }
+  }
+}
+
 // Reflexivity on the fast path: X against a column-permuted, sign-flipped,
 // scaled copy of itself scores 1 up to fp32 rounding, and every maximum is
 // (up to rounding) 1.

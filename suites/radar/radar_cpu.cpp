@@ -25,6 +25,7 @@
 #include <string>
 
 #include "harness/parallel.h"
+#include "harness/target_clones.h"
 #include "suites/radar/radar.h"
 #include "suites/radar/radar_cuda.h"
 
@@ -40,17 +41,8 @@ constexpr double kPhiFloor = 1e-18;
 
 typedef float v4f __attribute__((vector_size(16)));  // SSE width: no ABI change
 
-// The kernels below are built twice (Haswell and default) and picked once by
-// an ifunc resolver that the dynamic loader runs while it relocates the
-// executable, before ThreadSanitizer's runtime is set up. GCC 12 instruments
-// that resolver as well, so a -fsanitize=thread binary died of SIGSEGV before
-// main (radar_test under ci/tsan.sh, in AttendRange's resolver). Under TSan
-// only the default version is built; the code and its threads are the same.
-#if defined(__SANITIZE_THREAD__)
-#define CB_RADAR_CLONES
-#else
-#define CB_RADAR_CLONES __attribute__((target_clones("arch=haswell", "default")))
-#endif
+// The kernels below are built for Haswell and for the default target
+// (harness/target_clones.h).
 
 inline v4f Load4(const float* p) {
   v4f x;
@@ -66,7 +58,7 @@ struct Partial {
 };
 
 // Online softmax of q over keys [first, last) into p (scale = 1/sqrt d).
-CB_RADAR_CLONES void AttendRange(
+CB_HASWELL_CLONES void AttendRange(
     const float* q, const float* keys, const float* values, int d, int64_t first, int64_t last,
     float scale, Partial& p) {
   float s[kBlock];
@@ -114,7 +106,7 @@ CB_RADAR_CLONES void AttendRange(
 // score[j] = R_j . phi for j < n_seg (R: (n_seg, two_d)); plain loops rather
 // than cblas_sgemv, whose thread wake-ups cost milliseconds on a busy machine
 // at these small sizes.
-CB_RADAR_CLONES void ScoreSegments(
+CB_HASWELL_CLONES void ScoreSegments(
     const float* summaries, const float* phi, int64_t n_seg, int two_d, float* score) {
   for (int64_t j = 0; j < n_seg; ++j) {
     const float* r = summaries + j * two_d;
@@ -137,7 +129,7 @@ CB_RADAR_CLONES void ScoreSegments(
 // The scores of nq queries at once (a GQA group: the query heads sharing one
 // KV head): score [nq, n_seg], each summary row read once for all of them
 // (the rows are what costs: n_seg x 2D floats per head and step).
-CB_RADAR_CLONES void ScoreSegmentsGroup(
+CB_HASWELL_CLONES void ScoreSegmentsGroup(
     const float* summaries, const float* phi, int nq, int64_t n_seg, int two_d, float* score) {
   for (int64_t j = 0; j < n_seg; ++j) {
     const float* r = summaries + j * two_d;
