@@ -88,9 +88,10 @@ std::vector<double> InverseColumnNorms(const MatrixView& a) {
 // lies in [2^-30, 2^30], each fp32 product and partial sum of a dot product
 // is at most ||x_i|| ||y_k|| <= 2^60 (Cauchy-Schwarz), far from overflow, and
 // a product small enough to underflow (< 2^-126) is below 2^-66 of
-// ||x_i|| ||y_k||, so the fp32 GEMM's error bound is the same relative
-// bound as on the normalised copies. Otherwise (weights of 1e-12 or 1e20)
-// the normalised copies are formed first.
+// ||x_i|| ||y_k||, so each dot product's fp32 error relative to
+// ||x_i|| ||y_k|| is what it is on the normalised copies, which round each
+// entry once, where the raw path rounds the two scales and their product
+// instead. Otherwise (weights of 1e-12 or 1e20) the copies are formed first.
 bool RawProductsAreSafe(const std::vector<double>& inv_x, const std::vector<double>& inv_y) {
   auto in_range = [](double inv) { return inv >= 0x1p-30 && inv <= 0x1p30; };
   return std::all_of(inv_x.begin(), inv_x.end(), in_range) &&
@@ -117,8 +118,8 @@ cb::harness::HugePageArray<float> NormalizedCopy(const MatrixView& a,
   return out;
 }
 
-// The block of C, kept per thread between calls: at most 16 MiB
-// (CpuBlockRows), and fresh pages for it on every call cost ~3 ms at
+// The block of C, kept per thread between calls (never shrunk; 16 MiB for
+// the default CpuBlockRows unless one row of C is larger), and fresh pages for it on every call cost ~3 ms at
 // n = 2048 on the development VM (writing 16 MiB took 5.0 ms into fresh huge
 // pages, 2.0 ms into reused ones; the GEMM took ~50 ms).
 float* CBlockScratch(size_t floats) {

@@ -125,10 +125,12 @@ TEST_P(DocsBackendTest, MatchesTheFp64Reference) {
 // The CPU path forms X^T Y from the inputs as they are when every column
 // norm lies in [2^-30, 2^30] and from normalised copies otherwise
 // (docs_cpu.cpp). Both against the reference, on the same N(0, 1) pair
-// (near-duplicates planted) as is, and scaled by powers of two (exact) where
-// the raw products would overflow (2^70 and 2^70: 2^140 > fp32's 2^128) or
-// underflow (2^-70 and 2^-70), and once with only one column out of range.
-// The cosines do not change with the scales, so neither may the maxima.
+// (near-duplicates planted) as is and scaled by powers of two (exact): near
+// both ends of the raw range (norms ~14 and ~28 times 2^25, or 2^-33), and
+// where raw products would overflow (2^70 and 2^70: 2^140 > fp32's 2^128) or
+// underflow (2^-70 and 2^-70), so the copies must be used, and once with
+// only one column out of range. The cosines do not change with the scales,
+// so neither may the maxima.
 TEST(DocsCpu, RawAndNormalisedProductPathsMatchTheReference) {
   CB_FRESH_SEED(seed);
   const int64_t m = 200, n1 = 96, n2 = 130;
@@ -143,8 +145,9 @@ TEST(DocsCpu, RawAndNormalisedProductPathsMatchTheReference) {
     int x_exp, y_exp;
     int64_t only_column;  // -1: every column of X
   };
-  for (const Scales sc : {Scales{0, 0, -1}, Scales{70, 70, -1}, Scales{-70, -70, -1},
-                          Scales{40, -40, -1}, Scales{0, 0, 5}}) {
+  for (const Scales sc : {Scales{0, 0, -1}, Scales{25, 25, -1}, Scales{-33, -33, -1},
+                          Scales{70, 70, -1}, Scales{-70, -70, -1}, Scales{40, -40, -1},
+                          Scales{0, 0, 5}}) {
     SCOPED_TRACE("X x 2^" + std::to_string(sc.x_exp) + ", Y x 2^" + std::to_string(sc.y_exp) +
                  (sc.only_column >= 0 ? ", column 5 of X x 2^40" : ""));
     std::vector<float> xs = xf, ys = yf;

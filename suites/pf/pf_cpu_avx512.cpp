@@ -14,8 +14,10 @@
 //      from the token's word with its low 12 bits cleared, w' = m 2^e
 //      (PF: the word; Gumbel: its complement, the bits of 1 - r, and
 //      -log(-log r) <= -log(1 - r)). For PF it exceeds the token's value by
-//      at most 0.06 (the chord of log2 on [1, 2)) plus the margin once
-//      w' >= 2^23; the margin covers the multiply-for-divide and
+//      at most 0.06 (the chord of log2 on [1, 2)) plus the margin and
+//      rounding once w' >= 2^23; the margin keeps it strictly above the
+//      value (ties to the lower id rely on that) and covers the
+//      multiply-for-divide and
 //      the rounding of the sums while |a| < 2^29 (a token with a >= 2^29 is
 //      above any best the bounds are compared with, one with a <= -2^29
 //      far below it). The bound of issue 32's first version, a + (2 + lz)

@@ -74,13 +74,15 @@ TEST(PfSimd, PhiloxGatherWordsBitIdentical) {
 }
 
 // The vector scan's bound on a token's value (pf_cpu_avx512.cpp step 2):
-// never below the exact value, on words chosen where it is tightest (powers
-// of two, where the chord of log2 is exact and only the 2^-20 margin and the
-// low 12 bits are left) and where it degenerates (words below 2^12, all
-// ones, each leading-zero count), for logits up to |a| = 2^28 and several
-// T. And tight for PF: within 0.0597 (the chord's largest gap, 0.0861 ln 2)
-// plus the margin of the value once the word is >= 2^23; the leading-zero
-// bound it replaced was up to 2 ln 2 above.
+// strictly above the exact value (the scan relies on that for ties: a token
+// of equal value and lower id than the best must stay a candidate), on words
+// chosen where it is tightest (powers of two, where the chord of log2 is
+// exact and only the 2^-20 margin and the low 12 bits are left) and where it
+// degenerates (words below 2^12, all ones, each leading-zero count), for
+// |a| up to 2^29 - 64 and several T. And tight for PF once the word is
+// >= 2^23: within 0.0597 (the chord's largest gap, 0.0861 ln 2) + 2^-12
+// (the low 12 bits) + the margin + the rounding of a; the leading-zero bound
+// it replaced was up to 2 ln 2 above.
 TEST(PfSimd, TokenBoundIsAnUpperBoundAndTight) {
   SKIP_WITHOUT_AVX512();
   CB_FRESH_SEED(seed);
@@ -103,16 +105,16 @@ TEST(PfSimd, TokenBoundIsAnUpperBoundAndTight) {
       const double scale = i < 8 ? 4.0 : std::ldexp(1.0, static_cast<int>(rng.UniformInt(0, 27)));
       logits[i] = static_cast<float>(std::clamp(scale * rng.Normal(), -0x1p27, 0x1p27) * t);
     }
-    if (w0 % 64 == 0) {  // the largest |a| the contract covers
-      logits[3] = static_cast<float>(0x1p28 * t);
-      logits[4] = static_cast<float>(-0x1p28 * t);
+    if (w0 % 64 == 0) {  // near the largest |a| the contract covers (2^29)
+      logits[3] = static_cast<float>((0x1p29 - 64) * t);
+      logits[4] = static_cast<float>(-(0x1p29 - 64) * t);
     }
     for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
       double bounds[16];
       internal::TokenBoundsAvx512(logits, w, t, noise, bounds);
       for (int i = 0; i < 16; ++i) {
         const double value = internal::ExactValue(logits[i], t, noise, w[i]);
-        ASSERT_GE(bounds[i], value) << "word " << w[i] << " logit " << logits[i] << " T " << t
+        ASSERT_GT(bounds[i], value) << "word " << w[i] << " logit " << logits[i] << " T " << t
                                     << (noise == Noise::kGumbel ? " Gumbel" : " PF");
         const double a = std::fabs(static_cast<double>(logits[i]) / t);
         if (noise == Noise::kExponential && (w[i] & ~uint64_t{0xFFF}) >= (uint64_t{1} << 23)) {
