@@ -6,8 +6,8 @@
 // and column absolute maxima taken from each block while it is still in
 // cache. Only when a column norm lies outside [2^-30, 2^30] are normalised
 // copies formed first (on huge pages, harness/huge_pages.h). Writing those
-// copies, and faulting in their pages, had cost as much as the GEMM at
-// n <= 2048 (suites/docs/README.md).
+// copies into fresh pages took ~5 ms per matrix at n = 2048 beside a ~50 ms
+// GEMM, even on huge pages (suites/docs/README.md).
 #include <cblas.h>
 
 #include <algorithm>
@@ -119,9 +119,10 @@ cb::harness::HugePageArray<float> NormalizedCopy(const MatrixView& a,
 }
 
 // The block of C, kept per thread between calls (never shrunk; 16 MiB for
-// the default CpuBlockRows unless one row of C is larger), and fresh pages for it on every call cost ~3 ms at
-// n = 2048 on the development VM (writing 16 MiB took 5.0 ms into fresh huge
-// pages, 2.0 ms into reused ones; the GEMM took ~50 ms).
+// the default CpuBlockRows unless one row of C is larger): fresh pages for
+// it on every call cost ~3 ms at n = 2048 on the development VM (writing
+// 16 MiB took 5.0 ms into fresh huge pages, 2.0 ms into reused ones; the
+// GEMM took ~50 ms).
 float* CBlockScratch(size_t floats) {
   thread_local std::unique_ptr<cb::harness::HugePageArray<float>> scratch;
   if (!scratch || scratch->size() < floats) {

@@ -139,8 +139,8 @@ TEST(DocsCpu, RawAndNormalisedProductPathsMatchTheReference) {
   for (float& v : xf) v = static_cast<float>(rng.Normal());
   for (float& v : yf) v = static_cast<float>(rng.Normal());
   PlantNearDuplicates(xf, n1, yf, n2, m);
-  const auto want =
-      cb::ref::docs::AbsMaximaOf(cb::ref::docs::ColumnCosine(ToMatrix(xf, m, n1), ToMatrix(yf, m, n2)));
+  const Matrix cosines = cb::ref::docs::ColumnCosine(ToMatrix(xf, m, n1), ToMatrix(yf, m, n2));
+  const auto want = cb::ref::docs::AbsMaximaOf(cosines);
   struct Scales {
     int x_exp, y_exp;
     int64_t only_column;  // -1: every column of X

@@ -142,7 +142,8 @@ void DetectBench(benchmark::State& state, bool reference) {
 }
 const bool kDetectCpuRegistered = [] {
   for (const int64_t n : {int64_t{256}, int64_t{65536}, int64_t{1} << 20}) {
-    const std::string name = "pf/cpu/detect_pf/threads:" + std::to_string(DetectCpuThreads(n, kDetectContext));
+    const std::string name =
+        "pf/cpu/detect_pf/threads:" + std::to_string(DetectCpuThreads(n, kDetectContext));
     benchmark::RegisterBenchmark(name.c_str(), DetectBench, false)->ArgNames({"tokens"})->Arg(n)->UseRealTime();
   }
   return true;

@@ -17,10 +17,9 @@
 //      at most 0.06 (the chord of log2 on [1, 2)) plus the margin and
 //      rounding once w' >= 2^23; the margin keeps it strictly above the
 //      value (ties to the lower id rely on that) and covers the
-//      multiply-for-divide and
-//      the rounding of the sums while |a| < 2^29 (a token with a >= 2^29 is
-//      above any best the bounds are compared with, one with a <= -2^29
-//      far below it). The bound of issue 32's first version, a + (2 + lz)
+//      multiply-for-divide and the rounding of the sums while |a| < 2^29 (a
+//      token with a >= 2^29 is above any best the bounds are compared with,
+//      one with a <= -2^29 far below it). The bound of issue 32's first version, a + (2 + lz)
 //      ln 2 from the leading zeros, was up to 1.4 looser: twice as many
 //      steps reached step 4 (66 -> 30 of 1024 per row of 128k, flat row).
 //   3. One test for the whole step: at each of the sixteen positions of a
@@ -114,13 +113,10 @@ CB_TARGET_AVX512_PHILOX inline void Bounds(__m512 l, __m512i w_x, __m512i w_y,
                           _mm512_fmadd_pd(a_odd, k.inv_t, k.offset));
 }
 
-// Which of the sixteen tokens have a bound above `best`: bit j of *even /
-// *odd for token 2j / 2j + 1.
-CB_TARGET_AVX512_PHILOX inline void AboveBest(__m512 l, __m512i w_x, __m512i w_y, __m512d best,
-                                              const BoundConstants& k, __mmask8* even,
-                                              __mmask8* odd) {
-  __m512d bound_even, bound_odd;
-  Bounds(l, w_x, w_y, k, &bound_even, &bound_odd);
+// Which of sixteen tokens have a bound above `best`: bit j of *even / *odd
+// for token 2j / 2j + 1 (the lanes of Bounds' outputs).
+CB_TARGET_AVX512_PHILOX inline void AboveBest(__m512d bound_even, __m512d bound_odd, __m512d best,
+                                              __mmask8* even, __mmask8* odd) {
   *even = _mm512_cmp_pd_mask(bound_even, best, _CMP_GT_OQ);
   *odd = _mm512_cmp_pd_mask(bound_odd, best, _CMP_GT_OQ);
 }
@@ -186,20 +182,20 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
       wx = kGumbel ? _mm512_max_epu64(wx, x[g]) : _mm512_min_epu64(wx, x[g]);
       wy = kGumbel ? _mm512_max_epu64(wy, y[g]) : _mm512_min_epu64(wy, y[g]);
     }
+    __m512d bound_even, bound_odd;
+    Bounds(l_max, BoundWord<kGumbel>(wx), BoundWord<kGumbel>(wy), k, &bound_even, &bound_odd);
     __mmask8 step_even, step_odd;
-    AboveBest(l_max, BoundWord<kGumbel>(wx), BoundWord<kGumbel>(wy), best_v, k, &step_even,
-              &step_odd);
+    AboveBest(bound_even, bound_odd, best_v, &step_even, &step_odd);
     if ((step_even | step_odd) == 0) continue;
 
     bool changed = false;
 #pragma GCC unroll 8
     for (int g = 0; g < kGroups; ++g) {
       // x[g] lane j: token i0 + 16 g + 2 j; y[g] lane j: the next token.
-      const __m512 l = _mm512_loadu_ps(step + 16 * g);
-      __m512d bound_even, bound_odd;
-      Bounds(l, BoundWord<kGumbel>(x[g]), BoundWord<kGumbel>(y[g]), k, &bound_even, &bound_odd);
-      __mmask8 c_even = _mm512_cmp_pd_mask(bound_even, best_v, _CMP_GT_OQ);
-      __mmask8 c_odd = _mm512_cmp_pd_mask(bound_odd, best_v, _CMP_GT_OQ);
+      Bounds(_mm512_loadu_ps(step + 16 * g), BoundWord<kGumbel>(x[g]), BoundWord<kGumbel>(y[g]), k,
+             &bound_even, &bound_odd);
+      __mmask8 c_even, c_odd;
+      AboveBest(bound_even, bound_odd, best_v, &c_even, &c_odd);
       if ((c_even | c_odd) == 0) continue;
       alignas(64) uint64_t words[2][8];
       _mm512_store_si512(words[0], x[g]);
@@ -207,7 +203,7 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
       const int64_t base = i0 + 16 * g;
       if (best.index < 0) {
         // No best yet: evaluate the token with the highest bound first and
-        // test the rest of the group against it.
+        // test the rest of the group against it (itself excluded).
         alignas(64) double bounds[2][8];
         _mm512_store_pd(bounds[0], bound_even);
         _mm512_store_pd(bounds[1], bound_odd);
@@ -221,8 +217,13 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
         best = {base + top, ExactValue(row[base + top], temperature, noise, word)};
         changed = true;
         best_v = ComparableBest(best);
-        c_even = _mm512_cmp_pd_mask(bound_even, best_v, _CMP_GT_OQ);
-        c_odd = _mm512_cmp_pd_mask(bound_odd, best_v, _CMP_GT_OQ);
+        AboveBest(bound_even, bound_odd, best_v, &c_even, &c_odd);
+        const __mmask8 others = static_cast<__mmask8>(~(1u << (top >> 1)));
+        if (top & 1) {
+          c_odd &= others;
+        } else {
+          c_even &= others;
+        }
       }
       // Candidates in id order: bit 2j = x lane j, bit 2j + 1 = y lane j.
       uint32_t candidates = _pdep_u32(c_even, 0x5555u) | _pdep_u32(c_odd, 0xAAAAu);

@@ -59,7 +59,7 @@ Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temper
                      uint64_t key, uint64_t stream, bool* bad);
 
 // The vector scan's upper bounds on the values of sixteen tokens (REQUIRES
-// CpuHasAvx512(), noise != kNone): bounds[i] >= ExactValue(logits[i],
+// CpuHasAvx512(), noise != kNone): bounds[i] > ExactValue(logits[i],
 // temperature, noise, words[i]) whenever |logits[i] / temperature| < 2^29.
 // Exposed for the test that checks it on adversarial words.
 void TokenBoundsAvx512(const float* logits, const uint64_t* words, double temperature, Noise noise,
