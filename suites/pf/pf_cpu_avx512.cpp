@@ -4,6 +4,7 @@
 // the same token as reference/pf/pf.cpp NoisyArgmax, found faster.
 //
 // Per step of 128 tokens (64 Philox blocks, eight vectors of eight):
+//   0. Check the logits: a NaN or +inf ends the scan (the row is refused).
 //   1. Skip the step before any Philox when every logit is below L, with
 //      L / T + 56 ln 2 <= best: the noise is at most 53 ln 2 (pf_cpu_internal.h),
 //      so no token of the group can reach the best; 3 ln 2 of margin covers
@@ -19,15 +20,18 @@
 //      value (ties to the lower id rely on that) and covers the
 //      multiply-for-divide and the rounding of the sums while |a| < 2^29 (a
 //      token with a >= 2^29 is above any best the bounds are compared with,
-//      one with a <= -2^29 far below it). The bound of issue 32's first version, a + (2 + lz)
-//      ln 2 from the leading zeros, was up to 1.4 looser: twice as many
-//      steps reached step 4 (66 -> 30 of 1024 per row of 128k, flat row).
-//   3. One test for the whole step: at each of the sixteen positions of a
-//      vector, the bound of the largest logit and the smallest bound word
-//      over the eight groups. The bound is non-decreasing in the logit and
-//      in -w' (fp64 rounds monotonically), so when no position beats the
-//      best, no token of the step can, and the step ends here (most steps,
-//      once the best is high).
+//      one with a <= -2^29 far below it). The bound of issue 32's first
+//      version, a + (2 + lz) ln 2 from the leading zeros, was up to 1.4
+//      looser: twice as many steps reached step 4 (66 -> 30 of 1024 per row
+//      of 128k, flat row).
+//   3. One test for the whole step, in fp32 (StepMayBeatBest): at each of
+//      the sixteen positions, the largest logit and the smallest bound word
+//      over the eight groups, with a bound from the word's high 32 bits. It
+//      is non-decreasing in the logit and in -w, so when no position can
+//      reach the best, no token of the step can, and the step ends here
+//      (most steps, once the best is high). In fp32 one vector holds all
+//      sixteen positions: 7 instructions after the reductions, where step
+//      2's fp64 bounds take about 20.
 //   4. Otherwise the per-token bounds, and the tokens whose bound exceeds
 //      the best are evaluated exactly (ExactValue, the reference's expression
 //      with glibc's log), in id order; the first group of a range with a
@@ -63,8 +67,10 @@ constexpr int kGroups = 8;
 constexpr int64_t kStep = 16 * kGroups;
 
 // The largest float L with L <= (best - 56 ln 2) * T: a logit below it cannot win.
+// (-inf, no skipping, before the first best and beyond kBestLimit, where
+// the scan leaves the loop and the float cast could overflow.)
 float SkipThreshold(const Best& best, double temperature) {
-  if (best.index < 0) return -INFINITY;
+  if (best.index < 0 || !(std::fabs(best.value) < kBestLimit)) return -INFINITY;
   const double l = (best.value - 56 * kLn2) * temperature;
   float f = static_cast<float>(l);
   if (static_cast<double>(f) > l) f = std::nextafter(f, -INFINITY);
@@ -135,6 +141,60 @@ CB_TARGET_AVX512_PHILOX inline __m512d ComparableBest(const Best& best) {
   return _mm512_set1_pd(comparable ? best.value : -INFINITY);
 }
 
+// fpclass categories: quiet NaN, +inf, signalling NaN.
+constexpr int kNanOrPlusInf = 0x01 | 0x08 | 0x80;
+
+CB_TARGET_AVX512_PHILOX inline bool StepHasNanOrPlusInf(const float* step) {
+  __mmask16 found = 0;
+  for (int g = 0; g < kGroups; ++g)
+    found |= _mm512_fpclass_ps_mask(_mm512_loadu_ps(step + 16 * g), kNanOrPlusInf);
+  return found != 0;
+}
+
+// The step test (step 3) in fp32, sixteen positions in one vector, in log2
+// units: a position may hold a token above the best only if
+//   q < t,  q = e + m of f, the high 32 bits of its smallest bound word
+//           rounded down to fp32 (f = m 2^e, m in [1, 2); f = 0 gives -inf),
+//           t = 33 + (a - best) / ln 2,  a = largest logit / T,
+// since r > w' 2^-64 >= f 2^-32 (Bounds' argument, with the low 32 bits
+// dropped) gives noise / ln 2 < 32 - e - log2 m <= 33 - q. t is one FMA,
+// logit * scale + offset, with scale = fl(1 / (T ln 2)) and offset =
+// 33 - best / ln 2 plus a margin of 2^-22 (|best| + 64) rounded up. Where the
+// decision can matter (q in [1, 33), so |a| <= |best| + 46 ln 2) the FMA's
+// two roundings, the scale's and q's own (at most 2^-20) stay below
+// 2^-24 (3 |best| + 200), inside the margin; where t is far above 33 the
+// relative error cannot bring it below. Non-decreasing in the logit and in
+// the word, so the largest logit and the smallest word bound every token of
+// the position.
+struct StepConstants {
+  __m512 scale, offset;  // offset = +inf while there is no best: all candidates
+};
+
+inline float StepScale(double temperature) { return static_cast<float>(1.0 / (temperature * kLn2)); }
+
+// +inf (every position a candidate) before the first best and beyond
+// kBestLimit, where the scan leaves the loop (and the float cast could overflow).
+inline float StepOffset(const Best& best) {
+  if (best.index < 0 || !(std::fabs(best.value) < kBestLimit)) return INFINITY;
+  const double v = 33 - best.value / kLn2 + 0x1p-22 * (std::fabs(best.value) + 64);
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) < v) f = std::nextafter(f, INFINITY);
+  return f;
+}
+
+// w_x, w_y: the smallest bound words (for Gumbel the largest words, whose
+// complements are the smallest) at each position: lane j for tokens 2j, 2j + 1.
+CB_TARGET_AVX512_PHILOX inline bool StepMayBeatBest(__m512 l_max, __m512i w_x, __m512i w_y,
+                                                    const StepConstants& k, bool gumbel) {
+  // Element 2j: the high word of w_x lane j; 2j + 1: that of w_y lane j.
+  __m512i high = _mm512_mask_shuffle_epi32(w_y, 0x5555, w_x, _MM_PERM_CDAB);
+  if (gumbel) high = _mm512_xor_si512(high, _mm512_set1_epi32(-1));
+  const __m512 f = _mm512_cvt_roundepu32_ps(high, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m512 q = _mm512_add_ps(_mm512_getexp_ps(f), _mm512_getmant_ps(f, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src));
+  const __m512 t = _mm512_fmadd_ps(l_max, k.scale, k.offset);
+  return _mm512_cmp_ps_mask(q, t, _CMP_LT_OQ) != 0;
+}
+
 // The scan for one noise, so PF pays no complement.
 template <bool kGumbel>
 CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t end,
@@ -147,26 +207,28 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
   const BoundConstants k = MakeBoundConstants(temperature);
   __m512 skip_v = _mm512_set1_ps(-INFINITY);
   __m512d best_v = _mm512_set1_pd(-INFINITY);
-  // fpclass categories: quiet NaN, +inf, signalling NaN.
-  constexpr int kNanOrPlusInf = 0x01 | 0x08 | 0x80;
-  __mmask16 nan_or_inf = 0;
+  StepConstants step_k = {_mm512_set1_ps(StepScale(temperature)), _mm512_set1_ps(INFINITY)};
 
   int64_t i0 = begin;
   for (; i0 + kStep <= end; i0 += kStep) {
     if (best.index >= 0 && !(std::fabs(best.value) < kBestLimit)) break;
     // Per position of the sixteen, the largest logit over the eight groups
     // (for the skip and the step test: one compare per step instead of one
-    // per group), and every group's class check, kept in a mask register.
+    // per group), and their sum for the input check: a NaN or +inf in the
+    // step makes it NaN or +inf (so can an overflow of finite logits: the
+    // groups are then checked one by one).
     const float* step = row + i0;
-    __m512 l_max = _mm512_loadu_ps(step);
-    nan_or_inf = _kor_mask16(nan_or_inf, _mm512_fpclass_ps_mask(l_max, kNanOrPlusInf));
+    __m512 l_max = _mm512_loadu_ps(step), l_sum = l_max;
 #pragma GCC unroll 8
     for (int g = 1; g < kGroups; ++g) {
       const __m512 l = _mm512_loadu_ps(step + 16 * g);
       l_max = _mm512_max_ps(l_max, l);
-      nan_or_inf = _kor_mask16(nan_or_inf, _mm512_fpclass_ps_mask(l, kNanOrPlusInf));
+      l_sum = _mm512_add_ps(l_sum, l);
     }
-    // (A NaN can hide a position's maximum here; the row is then refused.)
+    if (_mm512_fpclass_ps_mask(l_sum, kNanOrPlusInf) != 0 && StepHasNanOrPlusInf(step)) {
+      *bad = true;  // the row is refused: its token means nothing
+      return best;
+    }
     if (_mm512_cmp_ps_mask(l_max, skip_v, _CMP_GE_OQ) == 0) continue;
 
     __m512i x[kGroups], y[kGroups];
@@ -182,16 +244,13 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
       wx = kGumbel ? _mm512_max_epu64(wx, x[g]) : _mm512_min_epu64(wx, x[g]);
       wy = kGumbel ? _mm512_max_epu64(wy, y[g]) : _mm512_min_epu64(wy, y[g]);
     }
-    __m512d bound_even, bound_odd;
-    Bounds(l_max, BoundWord<kGumbel>(wx), BoundWord<kGumbel>(wy), k, &bound_even, &bound_odd);
-    __mmask8 step_even, step_odd;
-    AboveBest(bound_even, bound_odd, best_v, &step_even, &step_odd);
-    if ((step_even | step_odd) == 0) continue;
+    if (!StepMayBeatBest(l_max, wx, wy, step_k, kGumbel)) continue;
 
     bool changed = false;
 #pragma GCC unroll 8
     for (int g = 0; g < kGroups; ++g) {
       // x[g] lane j: token i0 + 16 g + 2 j; y[g] lane j: the next token.
+      __m512d bound_even, bound_odd;
       Bounds(_mm512_loadu_ps(step + 16 * g), BoundWord<kGumbel>(x[g]), BoundWord<kGumbel>(y[g]), k,
              &bound_even, &bound_odd);
       __mmask8 c_even, c_odd;
@@ -244,7 +303,10 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
         best_v = ComparableBest(best);
       }
     }
-    if (changed) skip_v = _mm512_set1_ps(SkipThreshold(best, temperature));
+    if (changed) {
+      skip_v = _mm512_set1_ps(SkipThreshold(best, temperature));
+      step_k.offset = _mm512_set1_ps(StepOffset(best));
+    }
   }
   // The tail (fewer than kStep tokens), or the rest once |best| is too large.
   bool tail_bad = false;
@@ -253,7 +315,7 @@ CB_TARGET_AVX512_PHILOX Best ScanRange(const float* row, int64_t begin, int64_t 
     ScanLogits(row + i0, end - i0, /*vector=*/true, &tail_bad, &unused_finite);
     Merge(best, ScanRangeScalar(row, i0, end, temperature, noise, key, stream));
   }
-  *bad = nan_or_inf != 0 || tail_bad;
+  *bad = tail_bad;
   return best;
 }
 
@@ -279,7 +341,21 @@ CB_TARGET_AVX512_PHILOX void TokenBoundsAvx512(const float* logits, const uint64
   _mm512_store_pd(b[1], odd);
   for (int i = 0; i < 16; ++i) bounds[i] = b[i & 1][i >> 1];
 }
+
+CB_TARGET_AVX512_PHILOX bool StepMayReachAvx512(const float* logits, const uint64_t* words,
+                                                double temperature, Noise noise, double best) {
+  alignas(64) uint64_t even_words[8], odd_words[8];
+  for (int j = 0; j < 8; ++j) even_words[j] = words[2 * j], odd_words[j] = words[2 * j + 1];
+  const StepConstants k = {_mm512_set1_ps(StepScale(temperature)),
+                           _mm512_set1_ps(StepOffset(Best{0, best}))};
+  return StepMayBeatBest(_mm512_loadu_ps(logits), _mm512_load_si512(even_words),
+                         _mm512_load_si512(odd_words), k, noise == Noise::kGumbel);
+}
 #else
+bool StepMayReachAvx512(const float*, const uint64_t*, double, Noise, double) {
+  throw std::logic_error("StepMayReachAvx512: built without AVX-512");
+}
+
 void TokenBoundsAvx512(const float*, const uint64_t*, double, Noise, double*) {
   throw std::logic_error("TokenBoundsAvx512: built without AVX-512");
 }

@@ -65,6 +65,12 @@ Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temper
 void TokenBoundsAvx512(const float* logits, const uint64_t* words, double temperature, Noise noise,
                        double* bounds);
 
+// The vector scan's step test on sixteen tokens, one per position (REQUIRES
+// CpuHasAvx512(), noise != kNone, |best| < 2^28, T in [2^-64, 2^64]): false
+// only if every token's ExactValue is below `best`. Exposed for its test.
+bool StepMayReachAvx512(const float* logits, const uint64_t* words, double temperature, Noise noise,
+                        double best);
+
 // One pass over a row for CheckSampleInput: *bad = some logit is NaN or
 // +inf, *any_finite = some logit is finite. AVX-512 when `vector`.
 void ScanLogits(const float* row, int64_t n, bool vector, bool* bad, bool* any_finite);

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -73,6 +74,18 @@ TEST(PfSimd, PhiloxGatherWordsBitIdentical) {
     ASSERT_EQ(got[i], h::PhiloxU64At(key, streams[i], indices[i])) << i;
 }
 
+// Sixteen tokens for the bound tests: the words words[w0 ..] (wrapping) and
+// logits with a = logit / T Gaussian, the first `at_scale_4` at sd 4, the rest
+// at sd 2^0 .. 2^27, |a| <= 2^27.
+void SixteenTokens(h::Rng& rng, const std::vector<uint64_t>& words, size_t w0, double t,
+                   int at_scale_4, uint64_t* w, float* logits) {
+  for (int i = 0; i < 16; ++i) {
+    w[i] = words[(w0 + i) % words.size()];
+    const double scale = i < at_scale_4 ? 4.0 : std::ldexp(1.0, static_cast<int>(rng.UniformInt(0, 27)));
+    logits[i] = static_cast<float>(std::clamp(scale * rng.Normal(), -0x1p27, 0x1p27) * t);
+  }
+}
+
 // The vector scan's bound on a token's value (pf_cpu_avx512.cpp step 2):
 // strictly above the exact value (the scan relies on that for ties: a token
 // of equal value and lower id than the best must stay a candidate), on words
@@ -98,13 +111,9 @@ TEST(PfSimd, TokenBoundIsAnUpperBoundAndTight) {
   constexpr double kChordGap = 0.0597, kMargin = 0x1p-20;
   for (size_t w0 = 0; w0 < words.size(); w0 += 16) {
     uint64_t w[16];
-    for (int i = 0; i < 16; ++i) w[i] = words[(w0 + i) % words.size()];
-    const double t = temperatures[rng.UniformInt(0, 5)];
     float logits[16];
-    for (int i = 0; i < 16; ++i) {
-      const double scale = i < 8 ? 4.0 : std::ldexp(1.0, static_cast<int>(rng.UniformInt(0, 27)));
-      logits[i] = static_cast<float>(std::clamp(scale * rng.Normal(), -0x1p27, 0x1p27) * t);
-    }
+    const double t = temperatures[rng.UniformInt(0, 5)];
+    SixteenTokens(rng, words, w0, t, /*at_scale_4=*/8, w, logits);
     if (w0 % 64 == 0) {  // near the largest |a| the contract covers (2^29)
       logits[3] = static_cast<float>((0x1p29 - 64) * t);
       logits[4] = static_cast<float>(-(0x1p29 - 64) * t);
@@ -123,6 +132,62 @@ TEST(PfSimd, TokenBoundIsAnUpperBoundAndTight) {
         }
       }
     }
+  }
+}
+
+// The vector scan's step test (pf_cpu_avx512.cpp step 3, in fp32 from the
+// high 32 bits of each word): it may say "maybe" too often, never "no" when a
+// token reaches the best (value >= best: a tie with a lower id wins). Bests
+// at the largest value and one ulp either side, at |best| up to 2^28 - 1;
+// words where the fp32 conversion rounds (high word >= 2^24) or drops
+// everything (high word 0), logits up to +-FLT_MAX and -inf, T from 2^-60
+// to 2^60. And useful: on moderate rows with high words >= 2^23 it says "no"
+// once the best is 0.065 above every value (the chord's 0.0597 plus the
+// roundings and margin), so a test that always said "maybe" fails here.
+TEST(PfSimd, StepTestNeverDropsATokenThatReachesTheBest) {
+  SKIP_WITHOUT_AVX512();
+  CB_FRESH_SEED(seed);
+  h::Rng rng(seed, 6);
+  std::vector<uint64_t> words = {0, 1, 0xFFFFFFFF, uint64_t{1} << 32, ~uint64_t{0}};
+  for (int e = 0; e < 64; ++e) {
+    const uint64_t p = uint64_t{1} << e;
+    for (uint64_t w : {p - 1, p, p + 1, p | 0xFFFFFFFF}) words.insert(words.end(), {w, ~w});
+  }
+  for (int i = 0; i < 6000; ++i) words.push_back(rng.NextU64() >> (i % 64));
+  const double temperatures[] = {1.0, 0.7, 1e-3, 3e3, 0x1p-60, 0x1p60};
+  const float extremes[] = {FLT_MAX, -FLT_MAX, -INFINITY, 1e30f, -1e30f, 0.0f};
+  for (size_t w0 = 0; w0 < words.size(); w0 += 16) {
+    uint64_t w[16];
+    float logits[16];
+    const double t = temperatures[rng.UniformInt(0, 5)];
+    SixteenTokens(rng, words, w0, t, /*at_scale_4=*/0, w, logits);
+    if (w0 % 48 == 0) logits[rng.UniformInt(0, 15)] = extremes[rng.UniformInt(0, 5)];
+    for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
+      double top = -INFINITY;
+      for (int i = 0; i < 16; ++i) top = std::max(top, internal::ExactValue(logits[i], t, noise, w[i]));
+      if (!(std::fabs(top) < 0x1p28)) continue;  // outside the test's contract
+      for (double best : {top, std::nextafter(top, -INFINITY), std::nextafter(top, INFINITY)}) {
+        const bool reachable = top >= best;
+        ASSERT_TRUE(!reachable || internal::StepMayReachAvx512(logits, w, t, noise, best))
+            << "best " << best << " top " << top << " T " << t << " word0 " << w[0]
+            << (noise == Noise::kGumbel ? " Gumbel" : " PF");
+      }
+    }
+  }
+  // Usefulness on moderate rows.
+  for (int trial = 0; trial < 2000; ++trial) {
+    uint64_t w[16];
+    float logits[16];
+    const double t = 0.5 + rng.Uniform();
+    for (int i = 0; i < 16; ++i) {
+      w[i] = rng.NextU64() | (uint64_t{1} << 55);  // high word >= 2^23
+      logits[i] = static_cast<float>(20 * rng.Normal());
+    }
+    double top = -INFINITY;
+    for (int i = 0; i < 16; ++i) top = std::max(top, internal::ExactValue(logits[i], t, Noise::kExponential, w[i]));
+    const double best = top + 0.065;
+    EXPECT_FALSE(internal::StepMayReachAvx512(logits, w, t, Noise::kExponential, best))
+        << "best " << best << " T " << t;
   }
 }
 
@@ -187,7 +252,8 @@ TEST(PfSimd, SampleEqualsReferenceOnFreshRows) {
 
 // The vector scan checks its input in its own pass: one NaN or +inf
 // anywhere (in a step that the skip test drops before Philox, in a step it
-// scans, in the scalar tail) makes Sample throw, and a row of -inf only too.
+// scans, in the scalar tail) makes Sample throw, and a row of -inf only too;
+// huge finite logits do not.
 TEST(PfSimd, TheFusedInputCheckFindsEveryBadLogit) {
   SKIP_WITHOUT_AVX512();
   CB_FRESH_SEED(seed);
@@ -210,6 +276,23 @@ TEST(PfSimd, TheFusedInputCheckFindsEveryBadLogit) {
       EXPECT_THROW(Sample(h::Backend::kCpu, {x.data(), 1, v}, 1.0, noise, 7, streams),
                    std::invalid_argument)
           << "trial " << trial << " V " << v << " at " << at;
+    }
+  }
+  // Finite logits whose per-step sums overflow to +inf (the check's cheap
+  // test) are not refused: the groups are then checked one by one.
+  for (int trial = 0; trial < 4; ++trial) {
+    const int64_t v = 4096 + 64 * trial;
+    std::vector<float> x(static_cast<size_t>(v));
+    for (float& f : x) f = static_cast<float>(FLT_MAX * (0.5 + 0.5 * rng.Uniform()));
+    const uint64_t stream = rng.NextU64();
+    for (Noise noise : {Noise::kExponential, Noise::kGumbel}) {
+      bool bad = true;
+      internal::ScanRangeAvx512(x.data(), 0, v, 1.0, noise, 7, stream, &bad);
+      EXPECT_FALSE(bad) << "trial " << trial;
+      const std::vector<uint64_t> streams = {stream};
+      EXPECT_EQ(Sample(h::Backend::kCpu, {x.data(), 1, v}, 1.0, noise, 7, streams)[0],
+                Reference(x, 1.0, noise, 7, stream))
+          << "trial " << trial;
     }
   }
   const std::vector<float> all_neg_inf(5000, -INFINITY);
