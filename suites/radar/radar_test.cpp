@@ -310,6 +310,44 @@ TEST(KvCacheGenerator, RopeIsARotation) {
   EXPECT_NEAR(std::inner_product(x.begin(), x.end(), x.begin(), 0.0), before, 1e-9);
 }
 
+// --- The CPU attention kernels ---------------------------------------------------
+
+// AttendSpansCpu's two kernels (AVX-512 for d = 64 and 128 where the CPU has
+// it, the portable one always) against the fp64 reference over the gathered
+// tokens: spans shorter than, equal to and just over the AVX-512 kernel's
+// 16-key block, single tokens, spans ending at the last row (its prefetch
+// runs past the end), one and two threads, and logits up to ~+-30 (q of sd 2:
+// the running maximum moves between blocks).
+TEST(RadarAttendCpu, BothKernelsMatchTheReferenceOverSpans) {
+  CB_FRESH_SEED(seed);
+  for (int d : {64, 128, 48}) {
+    const int64_t t = 40000;
+    const auto k = Gaussian(t * d, seed, 10 + d), v = Gaussian(t * d, seed, 11 + d);
+    const auto q = Gaussian(d, seed, 12 + d, 2.0);
+    const auto kf = ToFloat(k), vf = ToFloat(v), qf = ToFloat(q);
+    const std::vector<std::vector<Span>> cases = {
+        {{0, t}},                                            // two threads
+        {{5, 6}},                                            // one token
+        {{0, 15}, {100, 116}, {300, 317}, {t - 33, t}},      // 15, 16, 17 and the last rows
+        {{7, 2000}, {2001, 2002}, {39000, 39999}}};
+    for (const auto& spans : cases) {
+      std::vector<double> gk, gv;
+      for (const auto& [a, b] : spans) {
+        gk.insert(gk.end(), k.begin() + a * d, k.begin() + b * d);
+        gv.insert(gv.end(), v.begin() + a * d, v.begin() + b * d);
+      }
+      std::vector<double> want(d);
+      ref::DenseDecode(q.data(), gk.data(), gv.data(), static_cast<int64_t>(gk.size()) / d, d, want.data());
+      for (bool vector : {true, false}) {
+        std::vector<float> got(d, std::nanf(""));
+        AttendSpansCpu(qf.data(), kf.data(), vf.data(), d, spans, got.data(), 0, vector);
+        EXPECT_TRUE(cb::testing::AllClose(std::span<const float>(got), want, kAtol, kRtol))
+            << "d " << d << " spans " << spans.size() << " from " << spans[0].first << " vector " << vector;
+      }
+    }
+  }
+}
+
 // --- Backends against the reference ------------------------------------------------
 
 class RadarBackendTest : public cb::testing::BackendTest {};
