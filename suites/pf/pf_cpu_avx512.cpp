@@ -327,11 +327,19 @@ Best ScanRangeAvx512(const float* row, int64_t begin, int64_t end, double temper
                                  : ScanRange<false>(row, begin, end, temperature, key, stream, bad);
 }
 
+// Sixteen words in token order as the scan holds them: *w_x lane j = token
+// 2j's, *w_y lane j = token 2j + 1's.
+CB_TARGET_AVX512_PHILOX inline void SplitWords(const uint64_t* words, __m512i* w_x, __m512i* w_y) {
+  alignas(64) uint64_t even[8], odd[8];
+  for (int j = 0; j < 8; ++j) even[j] = words[2 * j], odd[j] = words[2 * j + 1];
+  *w_x = _mm512_load_si512(even);
+  *w_y = _mm512_load_si512(odd);
+}
+
 CB_TARGET_AVX512_PHILOX void TokenBoundsAvx512(const float* logits, const uint64_t* words,
                                                double temperature, Noise noise, double* bounds) {
-  alignas(64) uint64_t even_words[8], odd_words[8];
-  for (int j = 0; j < 8; ++j) even_words[j] = words[2 * j], odd_words[j] = words[2 * j + 1];
-  __m512i w_x = _mm512_load_si512(even_words), w_y = _mm512_load_si512(odd_words);
+  __m512i w_x, w_y;
+  SplitWords(words, &w_x, &w_y);
   if (noise == Noise::kGumbel) w_x = BoundWord<true>(w_x), w_y = BoundWord<true>(w_y);
   const BoundConstants k = MakeBoundConstants(temperature);
   __m512d even, odd;
@@ -344,12 +352,11 @@ CB_TARGET_AVX512_PHILOX void TokenBoundsAvx512(const float* logits, const uint64
 
 CB_TARGET_AVX512_PHILOX bool StepMayReachAvx512(const float* logits, const uint64_t* words,
                                                 double temperature, Noise noise, double best) {
-  alignas(64) uint64_t even_words[8], odd_words[8];
-  for (int j = 0; j < 8; ++j) even_words[j] = words[2 * j], odd_words[j] = words[2 * j + 1];
+  __m512i w_x, w_y;
+  SplitWords(words, &w_x, &w_y);
   const StepConstants k = {_mm512_set1_ps(StepScale(temperature)),
                            _mm512_set1_ps(StepOffset(Best{0, best}))};
-  return StepMayBeatBest(_mm512_loadu_ps(logits), _mm512_load_si512(even_words),
-                         _mm512_load_si512(odd_words), k, noise == Noise::kGumbel);
+  return StepMayBeatBest(_mm512_loadu_ps(logits), w_x, w_y, k, noise == Noise::kGumbel);
 }
 #else
 bool StepMayReachAvx512(const float*, const uint64_t*, double, Noise, double) {

@@ -116,9 +116,9 @@ CB_HASWELL_CLONES void AttendRange(
 // kernels to 1e-4 of the fp64 reference), sixteen accumulations. Measured at d = 128, t = 2^18, two threads on the AMD EPYC
 // VM (Zen 5), medians of 40 rounds each interleaved with a read-only sum of
 // the same K and V: the portable kernel 0.21-0.71 of that sum (bimodal, 5 to
-// 24 ms on this shared host), registers and vector exp alone 0.74-0.86,
-// with every line of the row 16 tokens ahead prefetched 1.01-1.09 (8 and 32
-// tokens, or one or two lines a row: 0.89-1.00).
+// 24 ms on this shared host), registers and vector exp alone 0.74-0.86; with
+// every line of the row prefetched 16 tokens ahead 1.09 (one run; 4 and 8
+// tokens ahead 1.03 / 1.01), one or two lines a row at 8-32 tokens 0.89-1.00.
 constexpr int kBlock512 = 16;
 constexpr int kPrefetchTokens = 16;
 
