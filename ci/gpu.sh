@@ -24,10 +24,12 @@
 #
 #   ci/gpu.sh run OUTDIR     THERE (or here), from the bundle folder (or from
 #                            ci/ next to a built bundle/). Unpacks to a temp
-#                            dir, prints nvidia-smi, runs every test binary
-#                            with CB_REQUIRE_GPU=1 (a missing GPU is a failure,
-#                            not a skip), then `claimbench bench` and
-#                            `claimbench run --backend all --profile quick`,
+#                            dir, prints nvidia-smi, runs the GPU tests of
+#                            every test binary with CB_REQUIRE_GPU=1 (a
+#                            missing GPU is a failure, not a skip), then the
+#                            CUDA benchmarks (`claimbench bench`) and the
+#                            claims with a CUDA path (`claimbench run
+#                            --backend all --profile quick --claim ...`),
 #                            and writes at most 7 files to OUTDIR (the device
 #                            tool brings back 8, no deeper than 2 folders):
 #                              env.txt          nvidia-smi, host, library path
@@ -37,10 +39,25 @@
 #                              summary.txt      per binary, then "N passed, N failed"
 #                            Exits 1 if anything failed, 2 on a usage error.
 #
+# Only the GPU's share runs there: the whole test suite takes ~10 CPU-minutes
+# (ledger_cli_test alone ~8) and CI runs it anyway. GPU tests are the ones
+# whose full name holds cuda, Cuda, CUDA, Gpu, GPU, Nvml or NVML (the
+# BackendTest instances end in /cuda), plus three suites that pass on both
+# kinds of machine and check the device side where there is one
+# (DeviceInfoTest, CublasLoader, EnergyMeterTest). Every test that skips on a
+# machine without a GPU is named so (checked against a CPU run's skips,
+# 2026-12-06); name a new GPU test so too, or it does not run there.
+#
 # Environment (run): GPU_SH_BUDGET_S (default 540: the whole run, under the
-# device tool's 600 s per command), GPU_SH_TEST_TIMEOUT_S (300 per binary),
+# device tool's 600 s per command), GPU_SH_TEST_TIMEOUT_S (120 per binary),
 # GPU_SH_BENCH_TIMEOUT_S (180), GPU_SH_RUN_TIMEOUT_S (300). Each step gets
-# the smaller of its own limit and what is left of the budget.
+# the smaller of its own limit and what is left of the budget; a step with
+# under 10 s left is not started and counts as failed ("budget").
+# GPU_SH_TEST_FILTER (a gtest filter; '*' runs every test),
+# GPU_SH_BENCH_FILTER (a benchmark regex, default 'cuda'), GPU_SH_CLAIMS
+# (claim ids or regexes, default: every claim that requires a GPU, from
+# `claimbench list --json`, plus those that add CUDA rows when the backend
+# is selected: lm.L4 mia.K2 mia.K2-lm radar.R6).
 #
 # On the device tool: `bash bundle/gpu.sh run "$OUT"` with carry ["bundle"].
 set -euo pipefail
@@ -178,12 +195,18 @@ cleanup_run() {
   [[ -n "$WORK" ]] && rm -rf "$WORK"
 }
 
-# Seconds left of the run's budget, at most $1.
+# Seconds left of the run's budget, at most $1; 0 when under 10 s are left
+# (the step is not started).
 step_timeout() {
   local left=$((BUDGET - SECONDS))
-  ((left < 10)) && left=10
+  ((left < 10)) && left=0
   ((left < $1)) && echo "$left" || echo "$1"
 }
+
+# The tests that touch the GPU (see the header) and the claims with a CUDA
+# path.
+GPU_TEST_FILTER='*cuda*:*Cuda*:*CUDA*:*Gpu*:*GPU*:*Nvml*:*NVML*:DeviceInfoTest.*:CublasLoader.*:EnergyMeterTest.*'
+CUDA_ROW_CLAIMS="lm.L4 mia.K2 mia.K2-lm radar.R6"
 
 cmd_run() {
   [[ $# -ge 1 ]] || die "usage: gpu.sh run OUTDIR"
@@ -191,7 +214,9 @@ cmd_run() {
   mkdir -p "$1"
   out="$(cd "$1" && pwd)"
   BUDGET="${GPU_SH_BUDGET_S:-540}"
-  local test_timeout="${GPU_SH_TEST_TIMEOUT_S:-300}"
+  local test_timeout="${GPU_SH_TEST_TIMEOUT_S:-120}"
+  local test_filter="${GPU_SH_TEST_FILTER:-$GPU_TEST_FILTER}"
+  local bench_filter="${GPU_SH_BENCH_FILTER:-cuda}"
   local bench_timeout="${GPU_SH_BENCH_TIMEOUT_S:-180}"
   local run_timeout="${GPU_SH_RUN_TIMEOUT_S:-300}"
 
@@ -238,32 +263,45 @@ cmd_run() {
   # so ldd does not list it: look for it on the path the loader will search.
   local dir have_cublas=0
   for dir in ${LD_LIBRARY_PATH//:/ }; do [[ -e "$dir/libcublas.so.13" ]] && have_cublas=1; done
-  ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.13 ' && have_cublas=1
+  # (grep -q on a pipe: the writer can die of SIGPIPE, which pipefail counts
+  # as a failure; so grep the captured text.)
+  local listing
+  listing="$(ldconfig -p 2>/dev/null || true)"
+  grep -q 'libcublas\.so\.13 ' <<<"$listing" && have_cublas=1
   if ((have_cublas == 0)); then
     # A toolkit installed elsewhere (e.g. the nvidia-cublas wheel).
     local cublas
     cublas="$(find /usr /opt -name 'libcublas.so.13' 2>/dev/null | head -1 || true)"
     [[ -n "$cublas" ]] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
   fi
-  if ldd "$b"/bin/* 2>&1 | grep -q "GLIBCXX.*not found\|CXXABI.*not found"; then
+  listing="$(ldd "$b"/bin/* 2>&1 || true)"
+  if grep -q "GLIBCXX.*not found\|CXXABI.*not found" <<<"$listing"; then
     LD_LIBRARY_PATH="$b/lib-compat:$LD_LIBRARY_PATH"
   fi
   {
     echo "== LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     echo "== unresolved libraries:"
-    ldd "$b"/bin/* 2>&1 | grep 'not found' | sort -u || echo "(none)"
+    listing="$(ldd "$b"/bin/* 2>&1 || true)"
+    grep 'not found' <<<"$listing" | sort -u || echo "(none)"
   } | tee -a "$envf"
 
   # --- tests ---------------------------------------------------------------
-  local pass=0 fail=0 skip=0 bin_fail=0 name rc xml
-  local -a lines=()
+  # summary.txt grows line by line, so a run cut short still says how far it got.
+  local pass=0 fail=0 skip=0 bin_fail=0 name rc xml limit
+  echo "gpu.sh run ($(date -u +%Y-%m-%dT%H:%M:%SZ), CB_REQUIRE_GPU=1, tests '$test_filter')" >"$summary"
   while read -r name; do
     [[ -z "$name" ]] && continue
     xml="$WORK/xml/$name.xml"
+    limit="$(step_timeout "$test_timeout")"
+    if ((limit == 0)); then
+      fail=$((fail + 1)); bin_fail=$((bin_fail + 1))
+      printf '%-40s not run (budget)\n' "$name" | tee -a "$summary"
+      continue
+    fi
     echo "===== $name" >>"$testlog"
     set +e
-    (cd "$WORK" && CB_REQUIRE_GPU=1 timeout -k 10 "$(step_timeout "$test_timeout")" \
-        "$b/bin/$name" --gtest_output="xml:$xml") >>"$testlog" 2>&1
+    (cd "$WORK" && CB_REQUIRE_GPU=1 timeout -k 10 "$limit" \
+        "$b/bin/$name" --gtest_filter="$test_filter" --gtest_output="xml:$xml") >>"$testlog" 2>&1
     rc=$?
     set -e
     echo "===== $name exit $rc" >>"$testlog"
@@ -281,29 +319,45 @@ cmd_run() {
     if ((rc != 0 && f == 0)); then f=1; fi
     pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
     ((rc != 0)) && bin_fail=$((bin_fail + 1))
-    lines+=("$(printf '%-40s %4d passed %4d failed %4d skipped  exit %d' "$name" "$p" "$f" "$s" "$rc")")
-    echo "${lines[-1]}"
+    printf '%-40s %4d passed %4d failed %4d skipped  exit %d\n' "$name" "$p" "$f" "$s" "$rc" | tee -a "$summary"
   done <"$bdir/tests.txt"
   tar -C "$WORK/xml" -czf "$out/tests-xml.tar.gz" .
 
   # --- claimbench -----------------------------------------------------------
-  local db="$WORK/db/claimbench.db" step_rc
+  local db="$WORK/db/claimbench.db" claims
   export CLAIMBENCH_LEDGER="$db"
-  local -a steps=()
-  set +e
-  echo "== claimbench bench" >"$out/bench.log"
-  (cd "$WORK/db" && timeout -k 10 "$(step_timeout "$bench_timeout")" "$b/bin/claimbench" bench) \
-    >>"$out/bench.log" 2>&1
-  step_rc=$?
-  steps+=("$(printf '%-40s exit %d' "claimbench bench" "$step_rc")")
-  if ((step_rc == 0)); then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-  echo "== claimbench run --backend all --profile quick --ledger $db" >"$out/run.log"
-  (cd "$WORK/db" && timeout -k 10 "$(step_timeout "$run_timeout")" "$b/bin/claimbench" run \
-      --backend all --profile quick --ledger "$db") >>"$out/run.log" 2>&1
-  step_rc=$?
-  steps+=("$(printf '%-40s exit %d' "claimbench run --backend all" "$step_rc")")
-  if ((step_rc == 0)); then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-  set -e
+  if [[ -n "${GPU_SH_CLAIMS:-}" ]]; then
+    claims="$GPU_SH_CLAIMS"
+  else
+    claims="$("$b/bin/claimbench" list --json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(c["id"] for c in json.load(sys.stdin)["claims"] if "gpu" in c["requires"]))' || true)"
+    claims="$claims $CUDA_ROW_CLAIMS"
+  fi
+  local -a claim_args=()
+  for c in $claims; do claim_args+=(--claim "$c"); done
+  # One claimbench step: its log, its line in the summary, pass or fail.
+  run_step() {  # LABEL LOG LIMIT ARGS...
+    local label="$1" log="$2" limit rc
+    limit="$(step_timeout "$3")"
+    shift 3
+    echo "== claimbench $*" >"$log"
+    if ((limit == 0)); then
+      echo "not run (budget)" >>"$log"
+      rc=124
+    else
+      set +e
+      (cd "$WORK/db" && timeout -k 10 "$limit" "$b/bin/claimbench" "$@") >>"$log" 2>&1
+      rc=$?
+      set -e
+    fi
+    printf '%-40s exit %d\n' "$label" "$rc" | tee -a "$summary"
+    if ((rc == 0)); then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+  }
+  run_step "claimbench bench --filter $bench_filter" "$out/bench.log" "$bench_timeout" \
+    bench --filter "$bench_filter"
+  run_step "claimbench run (${claims// /, })" "$out/run.log" "$run_timeout" \
+    run --backend all --profile quick --ledger "$db" "${claim_args[@]}"
   tail -n 5 "$out/bench.log"
   tail -n 30 "$out/run.log"
 
@@ -317,11 +371,9 @@ cmd_run() {
   fi
 
   {
-    echo "gpu.sh run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), ${SECONDS}s, CB_REQUIRE_GPU=1)"
-    printf '%s\n' "${lines[@]}" "${steps[@]}"
-    echo "test binaries failed: $bin_fail; tests skipped: $skip"
+    echo "test binaries failed: $bin_fail; tests skipped: $skip; ${SECONDS}s"
     echo "$pass passed, $fail failed"
-  } >"$summary"
+  } >>"$summary"
   echo
   cat "$summary"
   if ((fail > 0)); then exit 1; fi

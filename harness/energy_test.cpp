@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -83,20 +84,27 @@ TEST(NvmlMeterTest, AvailableOnGpuMachine) {
     GTEST_SKIP() << "no GPU here: " << NvmlMeter().Unavailable();
   }
   NvmlMeter meter;
-  ASSERT_EQ(meter.Unavailable(), "");
-  const auto j = meter.ReadJoules();
-  ASSERT_TRUE(j.has_value()) << meter.LastError();
-  EXPECT_GE(*j, 0.0);
+  // Some virtualised GPUs have no energy counter: the meter must then say
+  // NVML's "Not Supported" (the claims record UNMEASURABLE); the clock and
+  // the device facts below are still checked.
+  if (meter.Unavailable().find("Not Supported") != std::string::npos) {
+    std::cout << "[   NOTE   ] no energy counter on this GPU: " << meter.Unavailable() << "\n";
+  } else {
+    ASSERT_EQ(meter.Unavailable(), "");
+    const auto j = meter.ReadJoules();
+    ASSERT_TRUE(j.has_value()) << meter.LastError();
+    EXPECT_GE(*j, 0.0);
 
-  // An idle GPU still draws tens of watts, so a 0.3 s window must see energy
-  // (NVML updates every 20-100 ms).
-  const EnergyWindow w = MeasureEnergy(
-      meter, [] { std::this_thread::sleep_for(std::chrono::milliseconds(5)); }, 0.3);
-  ASSERT_TRUE(w.joules.has_value()) << w.source;
-  EXPECT_EQ(w.source, "nvml");
-  EXPECT_GT(*w.total_joules, 0.0);
-  EXPECT_GE(w.seconds, 0.3);
-  EXPECT_GT(w.iterations, 1);
+    // An idle GPU still draws tens of watts, so a 0.3 s window must see
+    // energy (NVML updates every 20-100 ms).
+    const EnergyWindow w = MeasureEnergy(
+        meter, [] { std::this_thread::sleep_for(std::chrono::milliseconds(5)); }, 0.3);
+    ASSERT_TRUE(w.joules.has_value()) << w.source;
+    EXPECT_EQ(w.source, "nvml");
+    EXPECT_GT(*w.total_joules, 0.0);
+    EXPECT_GE(w.seconds, 0.3);
+    EXPECT_GT(w.iterations, 1);
+  }
 
   std::string reason;
   const auto mhz = CurrentSmClockMhz(0, &reason);

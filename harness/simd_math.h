@@ -51,7 +51,9 @@ namespace simd {
 
 // Exp2Reduced()
 //
-// 2^u lane by lane for u in [-126, 127] (u < -126 returns ~2^-126), in any
+// 2^u lane by lane for u in [-126, 127] (u < -126, -inf included, returns 0,
+// as the AVX-512 form's vscalefps underflows: a term far below a sum's
+// maximum then vanishes from 2^u u and 2^u u^2 too), in any
 // GCC vector type V of floats with its same-size int32 twin I (8 lanes for
 // AVX2, 16 for AVX-512, or a portable width). u = n + f with n = round(u),
 // 2^f from a degree-4 polynomial on [-1/2, 1/2] (relative minimax with the
@@ -72,6 +74,7 @@ template <class V, class I>
 [[gnu::always_inline]] inline V Exp2Reduced(V u) {
   static_assert(sizeof(V) == sizeof(I), "V and I must have the same lane count");
   const V lowest = V{} - 126.0f;
+  const V u_in = u;
   u = u < lowest ? lowest : u;
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: t's low mantissa bits hold round(u)
   const V t = u + kRound;
@@ -85,7 +88,7 @@ template <class V, class I>
   std::memcpy(&t_bits, &t, sizeof t);
   p_bits += t_bits << 23;  // adds round(u) to the exponent (the offset bits shift out)
   std::memcpy(&p, &p_bits, sizeof p);
-  return p;
+  return u_in < lowest ? V{} : p;
 }
 #pragma GCC diagnostic pop
 

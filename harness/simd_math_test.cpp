@@ -146,11 +146,11 @@ TEST(Exp2Reduced, RelativeErrorBelowThreeMillionthsOverItsDomain) {
     }
   }
   EXPECT_LT(worst, 3e-6) << "worst at u = " << worst_u;
-  // Below the domain: clamped to ~2^-126 (a normal float, never a wrapped exponent).
-  V8f low = V8f{} - 1000.0f;
-  const V8f r = simd::Exp2Reduced<V8f, V8i>(low);
-  EXPECT_GT(r[0], 0.0f);
-  EXPECT_LE(r[0], 1.0001f * 0x1p-126f);
+  // Below the domain, -inf and -FLT_MAX included: 0 (never a wrapped exponent).
+  for (const float below : {-126.5f, -1000.0f, -3.4e38f, -INFINITY}) {
+    const V8f r = simd::Exp2Reduced<V8f, V8i>(V8f{} + below);
+    EXPECT_EQ(r[0], 0.0f) << "u = " << below;
+  }
 }
 
 #if CB_HAVE_SIMD_MATH

@@ -84,8 +84,8 @@ HeadForwardResult CbHeadForward(h::Backend backend, const ref::cbplm::CbHead& he
   for (const ref::cbplm::HeadSlot& s : head.slots()) offsets.push_back(s.offset);
   r.pred.resize(size_t(B) * c.concepts);
   r.logits.resize(size_t(B) * T * c.vocab);
-  cuda::HeadForward(params, offsets, c.hidden, c.concepts, c.concept_emb, c.vocab, xf, B, T, c_in, r.pred.data(),
-                    r.logits.data());
+  cuda::HeadForward(params, offsets, c.hidden, c.concepts, c.concept_emb, c.vocab, float(c.ln_eps), xf, B, T, c_in,
+                    r.pred.data(), r.logits.data());
 #endif
   return r;
 }

@@ -158,8 +158,8 @@ void AdditiveConcepts(const std::vector<uint8_t>& residues, const std::vector<in
 }
 
 void HeadForward(const std::vector<float>& params, const std::vector<size_t>& off, int D, int C, int E, int V,
-                 const std::vector<float>& xf, int B, int T, const std::vector<float>& c_in, float* pred,
-                 float* logits) {
+                 float ln_eps, const std::vector<float>& xf, int B, int T, const std::vector<float>& c_in,
+                 float* pred, float* logits) {
   h::DeviceBuffer<float> d_params{std::span<const float>(params)}, d_xf{std::span<const float>(xf)};
   h::DeviceBuffer<float> d_pred(size_t(B) * C), d_logits(size_t(B) * T * V);
   d_pred.Poison();
@@ -176,7 +176,7 @@ void HeadForward(const std::vector<float>& params, const std::vector<size_t>& of
     cin = d_cin.data();
   }
   const size_t shared = (size_t(D) + 2 * C * E + kThreads) * sizeof(float);
-  RowKernel<<<B * T, kThreads, shared>>>(p, D, C, E, V, T, 1e-12f, d_xf.data(), cin, d_logits.data());
+  RowKernel<<<B * T, kThreads, shared>>>(p, D, C, E, V, T, ln_eps, d_xf.data(), cin, d_logits.data());
   CB_CUDA_CHECK_LAUNCH();
   d_pred.CopyToHost(std::span<float>(pred, size_t(B) * C));
   d_logits.CopyToHost(std::span<float>(logits, size_t(B) * T * V));

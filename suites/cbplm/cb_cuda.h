@@ -21,11 +21,12 @@ void AdditiveConcepts(const std::vector<uint8_t>& residues, const std::vector<in
 
 // The CB head forward in fp32 (reference/cbplm/cb_head.h): params in the
 // head's flat layout (as float), offsets of its 13 tensors in slot order;
-// xf [B*T, D]; c_in [B, C] or empty (the predicted concepts are used).
+// xf [B*T, D]; c_in [B, C] or empty (the predicted concepts are used);
+// ln_eps the head's LayerNorm epsilon (CbHeadConfig::ln_eps).
 // pred [B, C] and logits [B*T, V] out.
 void HeadForward(const std::vector<float>& params, const std::vector<size_t>& offsets, int D, int C, int E, int V,
-                 const std::vector<float>& xf, int B, int T, const std::vector<float>& c_in, float* pred,
-                 float* logits);
+                 float ln_eps, const std::vector<float>& xf, int B, int T, const std::vector<float>& c_in,
+                 float* pred, float* logits);
 
 }  // namespace cb::cbplm::cuda
 #endif

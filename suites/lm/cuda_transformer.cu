@@ -611,11 +611,14 @@ struct CudaTransformer::Impl {
     CheckCausal();
     const auto& ci = cache.impl_;
     if (!ci || ci->length == 0) throw std::invalid_argument("cuda transformer: DecodeStep before Prefill");
-    if (ci->layers != L || ci->kvd != KVd)
+    // The capacity too: a cache of fewer positions than this model's
+    // max_position_embeddings would be written past its end.
+    if (ci->layers != L || ci->kvd != KVd || ci->capacity != config.max_position_embeddings)
       throw std::invalid_argument("cuda transformer: KV cache of another model shape (" +
-                                  std::to_string(ci->layers) + " layers of " +
-                                  std::to_string(ci->kvd) + ", not " + std::to_string(L) + " of " +
-                                  std::to_string(KVd) + ")");
+                                  std::to_string(ci->layers) + " layers of " + std::to_string(ci->kvd) +
+                                  " x " + std::to_string(ci->capacity) + " positions, not " +
+                                  std::to_string(L) + " of " + std::to_string(KVd) + " x " +
+                                  std::to_string(config.max_position_embeddings) + ")");
     const int tok[1] = {token};
     CheckTokens(tok, ci->length + 1);
   }

@@ -427,6 +427,13 @@ TEST_P(CudaTransformerTest, BadInputIsRejectedBeforeAnyLaunch) {
   // A cache from a model of another shape.
   const CudaTransformer other{CpuTransformer(ref::RandomInit(Cases()[1].config, seed, kInitStd))};
   ExpectInvalid([&] { other.DecodeStep(1, cache); }, "KV cache of another model shape");
+  // Same layers and KV width, more positions: the cache is too short for it.
+  ref::TransformerConfig longer = c.config;
+  longer.max_position_embeddings = P + 8;
+  const CudaTransformer more_positions{CpuTransformer(ref::RandomInit(longer, seed, kInitStd))};
+  model.Prefill(std::vector<int>{1, 2}, cache);
+  ExpectInvalid([&] { more_positions.DecodeStep(1, cache); }, "KV cache of another model shape");
+  ExpectInvalid([&] { more_positions.Extend(std::vector<int>{1, 2}, cache); }, "KV cache of another model shape");
   // An encoder has no KV cache.
   const Case enc = Cases()[2];
   const CudaTransformer encoder{CpuTransformer(ref::RandomInit(enc.config, seed, kInitStd, enc.arch))};

@@ -23,7 +23,7 @@ std::vector<cuda::SplatGaussian> ToDevice(const std::vector<rm::Gaussian2D>& gau
   for (const rm::Gaussian2D& g : gaussians) {
     rm::ComputeSplatWeights({g}, {0, 0, 1, 1});  // the reference's checks of g
     const rm::Conic c = rm::ConicOf(g);
-    out.push_back({float(g.x), float(g.y), float(c.a), float(c.b), float(c.c), float(g.opacity)});
+    out.push_back({g.x, g.y, c.a, c.b, c.c, g.opacity});
   }
   return out;
 }
@@ -73,8 +73,14 @@ void Gma(h::Backend backend, const rm::GmaShape& s, const double* q, const doubl
 #if CB_HAVE_CUDA
   if (backend == h::Backend::kCuda) {
     rm::GmaForward({0, s.query, s.dim, s.memory}, q, wm, mem, tau, out);  // the reference's checks
-    const auto qf = ToFloat(q, size_t(s.pixels) * s.query), wf = ToFloat(wm, size_t(s.query) * s.dim),
-               mf = ToFloat(mem, size_t(s.memory) * s.dim);
+    // A null W_m is the identity (c == D), as in the reference.
+    std::vector<float> wf(size_t(s.query) * s.dim, 0.0f);
+    if (wm != nullptr) {
+      std::copy(wm, wm + wf.size(), wf.begin());
+    } else {
+      for (int i = 0; i < s.query; ++i) wf[size_t(i) * s.dim + i] = 1.0f;
+    }
+    const auto qf = ToFloat(q, size_t(s.pixels) * s.query), mf = ToFloat(mem, size_t(s.memory) * s.dim);
     std::vector<float> o(size_t(s.pixels) * s.dim);
     cuda::Gma(s.pixels, s.query, s.dim, s.memory, qf.data(), wf.data(), mf.data(), float(tau), o.data());
     std::copy(o.begin(), o.end(), out);

@@ -11,9 +11,10 @@
 
 namespace cb::m3::cuda {
 
-// One Gaussian as the kernels read it: centre, conic (a, b, c), opacity.
+// One Gaussian as the kernels read it: centre, conic (a, b, c), opacity
+// (fp64: the walk's thresholds are tested in fp64, m3.cu).
 struct SplatGaussian {
-  float x, y, a, b, c, opacity;
+  double x, y, a, b, c, opacity;
 };
 
 // values (g, channels) -> out (height * width, channels).

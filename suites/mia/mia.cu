@@ -51,6 +51,10 @@ __device__ __forceinline__ State Combine(State a, State b) {
   }
   if (b.s0 == 0.0f) return a;  // empty (m = -inf) or underflowed
   const float d = b.m - a.m, f = __expf(d);
+  // b's terms are below 2^-126 of a's maximum's own 1 (the CPU path drops
+  // them too, score_kernel.cpp RaiseMax); d * d * b.s0 may be +inf there
+  // (maxima ~1e19 apart, e.g. -FLT_MAX masking), and 0 * inf is NaN.
+  if (f == 0.0f) return a;
   State r;
   r.m = a.m;
   r.s0 = a.s0 + f * b.s0;

@@ -8,6 +8,7 @@
 // errors and the synthetic experiment's plumbing.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -76,7 +77,9 @@ void CheckCases(cb::harness::Rng& rng, std::initializer_list<Case> cases, const 
     }
     std::vector<int32_t> targets(c.rows);
     for (auto& t : targets) t = static_cast<int32_t>(rng.UniformInt(0, c.vocab - 1));
-    // The peaked row's target is its peak half of the time (log p ~ 0).
+    // Targets uniform over the vocabulary, so a peaked row's target is almost
+    // never its peak (log p ~ 0 there is the difference of two fp32 values
+    // near 30, whose ulp, 2e-6, is above the 1e-6 atol).
     const cb::mia::LogitsView view{c.type == LogitType::kF32 ? static_cast<const void*>(z.data()) : zb.data(),
                                    c.rows, c.vocab, c.type};
     ExpectAgreesWithReference(score(view, targets), z, c.rows, c.vocab, targets, what);
@@ -92,6 +95,34 @@ TEST_P(ScoreKernelTest, AgreesWithFp64Reference) {
                return cb::mia::ScorePositions(backend(), v, t, 2);
              },
              std::string(cb::harness::BackendName(backend())));
+}
+
+// Masked rows, as torch's masking writes them (finite logits at -FLT_MAX or
+// -1e30 rather than -inf): their terms are far below 2^-126 of the maximum's
+// and must vanish, not turn the sums into NaN (in the CUDA kernel's merge of
+// two partial sums, d * d * s0 overflows to +inf while exp(d) is 0). Masked
+// blocks first, so a thread's running maximum starts there and rises later.
+constexpr int64_t kMaskedRows = 4, kMaskedVocab = 4099;
+
+std::vector<float> MaskedLogits(cb::harness::Rng& rng) {
+  std::vector<float> z(size_t(kMaskedRows * kMaskedVocab));
+  for (int64_t r = 0; r < kMaskedRows; ++r) {
+    const float mask = r % 2 == 0 ? -FLT_MAX : -1e30f;
+    for (int64_t i = 0; i < kMaskedVocab; ++i)
+      z[size_t(r * kMaskedVocab + i)] = i < kMaskedVocab / 2 || i % 7 == 0 ? mask : float(rng.Normal());
+  }
+  return z;
+}
+
+// The last token of every masked row (4098 % 7 != 0: unmasked).
+const std::vector<int32_t> kMaskedTargets(kMaskedRows, int32_t(kMaskedVocab - 1));
+
+TEST_P(ScoreKernelTest, MaskedLogitsFarBelowTheMaximumVanish) {
+  cb::harness::Rng rng(static_cast<uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 41, 7);
+  const std::vector<float> z = MaskedLogits(rng);
+  const cb::mia::LogitsView view{z.data(), kMaskedRows, kMaskedVocab, LogitType::kF32};
+  ExpectAgreesWithReference(cb::mia::ScorePositions(backend(), view, kMaskedTargets, 2), z, kMaskedRows,
+                            kMaskedVocab, kMaskedTargets, std::string(cb::harness::BackendName(backend())) + " masked");
 }
 
 // Each instruction-set path of the CPU kernel, forced: the portable one is
@@ -115,6 +146,10 @@ TEST(ScoreKernelCpuPaths, EachPathAgreesWithFp64Reference) {
                  return cb::mia::ScorePositionsCpu(v, t, 2, path);
                },
                cb::mia::CpuPathName(path));
+    const std::vector<float> z = MaskedLogits(rng);
+    ExpectAgreesWithReference(
+        cb::mia::ScorePositionsCpu({z.data(), kMaskedRows, kMaskedVocab, LogitType::kF32}, kMaskedTargets, 2, path),
+        z, kMaskedRows, kMaskedVocab, kMaskedTargets, std::string(cb::mia::CpuPathName(path)) + " masked");
   }
   EXPECT_GE(tested, 1);
 }

@@ -47,9 +47,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/parallel.h"
 #include "harness/simd_math.h"
+#include "reference/mia/mia.h"
 
 namespace cb::mia {
 namespace {
@@ -161,9 +163,11 @@ template <class V, class I, class T>
 [[gnu::always_inline]] inline RowOut ScoreRow(const T* row, int64_t v, int32_t target) {
   constexpr int64_t kLanes = sizeof(V) / sizeof(float);
   // Non-finite logits need no test of their own: NaN makes u, hence 2^u u
-  // and T1, NaN; +Inf makes the maximum infinite; -Inf gives u = -Inf and
-  // 2^u u = -Inf in T1 (2^u itself is clamped, never 0). The sums and the
-  // maximum are checked once at the end.
+  // and T1, NaN; +Inf makes the maximum infinite; -Inf gives u = -Inf,
+  // 2^u = 0 and 2^u u = NaN. The sums and the maximum are checked once at
+  // the end (a row with finite logits whose sums are not is rescored:
+  // ScoreRowByReference). Logits far below the maximum vanish: 2^u = 0
+  // below u = -126, so 2^u u and 2^u u^2 too.
   BaseTwoSums sums;
   for (int64_t c = 0; c < v; c += kChunk) {
     const int64_t len = std::min(kChunk, v - c), vec_end = c + (len & ~(kLanes - 1));
@@ -312,6 +316,26 @@ CB_TARGET_AVX512 inline RowOut ScoreRowAvx512(const T* x, int64_t v, int32_t tar
 }
 #endif  // CB_HAVE_SIMD_MATH
 
+// A row whose fp32 sums came out non-finite though every logit is finite:
+// logits near -FLT_MAX (masking as torch writes it) make (z - m) log2 e
+// overflow to -inf, and 2^u u is then NaN. Such rows are rare; the fp64
+// reference scores them. False if the row holds a NaN or an infinity.
+bool ScoreRowByReference(const void* data, LogitType type, int64_t v, const int32_t* targets, int64_t r,
+                         float* logp, float* mu, float* sigma2) {
+  std::vector<double> row(static_cast<size_t>(v));
+  for (int64_t i = 0; i < v; ++i) {
+    const float z = type == LogitType::kF32 ? static_cast<const float*>(data)[r * v + i]
+                                            : Bf16ToFloat(static_cast<const uint16_t*>(data)[r * v + i]);
+    if (!std::isfinite(z)) return false;
+    row[static_cast<size_t>(i)] = z;
+  }
+  const cb::ref::mia::PositionStats s = cb::ref::mia::StatsFromLogits(row, targets[r]);
+  logp[r] = static_cast<float>(s.logp);
+  mu[r] = static_cast<float>(s.mu);
+  sigma2[r] = static_cast<float>(s.sigma2);
+  return true;
+}
+
 // The row range [begin, end) of one thread; returns the first bad row or -1.
 template <class V, class I>
 [[gnu::always_inline]] inline int64_t ScoreRowsWith(const void* data, LogitType type, int64_t v,
@@ -321,7 +345,10 @@ template <class V, class I>
     const RowOut o = type == LogitType::kF32
                          ? ScoreRow<V, I>(static_cast<const float*>(data) + r * v, v, targets[r])
                          : ScoreRow<V, I>(static_cast<const uint16_t*>(data) + r * v, v, targets[r]);
-    if (!o.finite) return r;
+    if (!o.finite) {
+      if (!ScoreRowByReference(data, type, v, targets, r, logp, mu, sigma2)) return r;
+      continue;
+    }
     logp[r] = o.logp;
     mu[r] = o.mu;
     sigma2[r] = o.sigma2;
@@ -344,7 +371,10 @@ CB_TARGET_AVX512 int64_t ScoreRowsAvx512(CB_SCORE_ROWS_ARGS) {
     const RowOut o = type == LogitType::kF32
                          ? ScoreRowAvx512(static_cast<const float*>(data) + r * v, v, targets[r])
                          : ScoreRowAvx512(static_cast<const uint16_t*>(data) + r * v, v, targets[r]);
-    if (!o.finite) return r;
+    if (!o.finite) {
+      if (!ScoreRowByReference(data, type, v, targets, r, logp, mu, sigma2)) return r;
+      continue;
+    }
     logp[r] = o.logp;
     mu[r] = o.mu;
     sigma2[r] = o.sigma2;
