@@ -48,6 +48,15 @@ ref::coat::DreTensor DreQuantize(harness::Backend b, std::span<const float> x,
 
 std::vector<float> DreDequantize(harness::Backend b, const ref::coat::DreTensor& t) {
   harness::RequireAvailable(b);
+  // A tensor not made by DreQuantize would be read past its arrays.
+  const int64_t groups = (t.size + ref::coat::kDreGroupSize - 1) / ref::coat::kDreGroupSize;
+  if (t.size < 0 || static_cast<int64_t>(t.codes.size()) != t.size ||
+      static_cast<int64_t>(t.groups.size()) != groups) {
+    throw std::invalid_argument("DreDequantize: " + std::to_string(t.codes.size()) + " codes and " +
+                                std::to_string(t.groups.size()) + " groups for " + std::to_string(t.size) +
+                                " elements (need " + std::to_string(t.size) + " and " + std::to_string(groups) +
+                                ")");
+  }
   if (b == harness::Backend::kCpu) {
     std::vector<float> out(static_cast<size_t>(t.size));
     DreDequantizeCpu(t, out);

@@ -164,6 +164,25 @@ TEST_P(CoatBackendTest, DreWithinToleranceOfReference) {
   EXPECT_TRUE(cb::testing::ErrorBudget(own, naive, input, kDreErrorBudget));
 }
 
+// A DRE tensor whose arrays do not fit its size is refused before any work
+// (the CUDA kernels would read past them).
+TEST_P(CoatBackendTest, DreDequantizeRefusesAMalformedTensor) {
+  const std::vector<float> x(300, 1.5f);
+  const ref::coat::DreTensor good = ref::coat::DreQuantize(x, {});
+  ref::coat::DreTensor few_groups = good, few_codes = good;
+  few_groups.groups.pop_back();
+  few_codes.codes.pop_back();
+  for (const auto* t : {&few_groups, &few_codes}) {
+    try {
+      DreDequantize(backend(), *t);
+      ADD_FAILURE() << "no error";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("DreDequantize: "), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(DreDequantize(backend(), good).size(), x.size());
+}
+
 CB_INSTANTIATE_BACKENDS(CoatBackendTest);
 
 }  // namespace

@@ -179,20 +179,29 @@ void ScoreCuda(benchmark::State& state, LogitType type) {
   void* d_logits = nullptr;
   int32_t* d_targets = nullptr;
   float* d_out = nullptr;
-  cudaMalloc(&d_logits, bytes);
-  cudaMalloc(reinterpret_cast<void**>(&d_targets), rows * sizeof(int32_t));
-  cudaMalloc(reinterpret_cast<void**>(&d_out), 3 * rows * sizeof(float));
-  cudaMemset(d_logits, 0x3c, bytes);  // finite values (0x3c3c... is ~0.0115 in fp32, ~0.0115 in bf16)
-  cudaMemset(d_targets, 0, rows * sizeof(int32_t));
+  auto release = [&] {
+    cudaFree(d_logits);
+    cudaFree(d_targets);
+    cudaFree(d_out);
+  };
+  cudaError_t err = cudaMalloc(&d_logits, bytes);
+  if (err == cudaSuccess) err = cudaMalloc(reinterpret_cast<void**>(&d_targets), rows * sizeof(int32_t));
+  if (err == cudaSuccess) err = cudaMalloc(reinterpret_cast<void**>(&d_out), 3 * rows * sizeof(float));
+  // finite values (0x3c3c... is ~0.0115 in fp32, ~0.0115 in bf16)
+  if (err == cudaSuccess) err = cudaMemset(d_logits, 0x3c, bytes);
+  if (err == cudaSuccess) err = cudaMemset(d_targets, 0, rows * sizeof(int32_t));
+  if (err != cudaSuccess) {
+    release();
+    state.SkipWithError((std::string("cuda setup failed: ") + cudaGetErrorString(err)).c_str());
+    return;
+  }
   for (auto _ : state) {
     const double ms = TimeScorePositionsCuda(d_logits, rows, vocab, type, d_targets, d_out, d_out + rows,
                                              d_out + 2 * rows, 10);
     state.SetIterationTime(ms / 1e3);
   }
   state.SetBytesProcessed(state.iterations() * int64_t(bytes));
-  cudaFree(d_logits);
-  cudaFree(d_targets);
-  cudaFree(d_out);
+  release();
 #else
   (void)type;
   state.SkipWithError("built without CUDA");

@@ -77,6 +77,24 @@ TEST_P(GenerateProbesTest, MatchesTheReferenceForEveryGenerator) {
   }
 }
 
+// Params or a spec that do not fit each other are refused before any work
+// (the kernels index by the spec's sizes).
+TEST_P(GenerateProbesTest, RefusesParamsThatDoNotFitTheSpec) {
+  const rp::GeneratorSpec spec = rp::MakeGenerator("deep_linear_5", 3);
+  const rp::GeneratorParams good = rp::InitGenerator(spec, 2, 7);
+  std::vector<float> out(size_t(2) * spec.ProbeElems());
+  rp::GeneratorParams no_bias = good, short_weight = good;
+  no_bias.bias.pop_back();
+  short_weight.weight[1].pop_back();
+  rp::GeneratorSpec wide = spec;
+  wide.layers.back().c_out += 1;  // more channels than a probe has
+  rp::GeneratorParams wide_params = rp::InitGenerator(wide, 2, 7);
+  EXPECT_THROW(GenerateProbes(backend(), spec, no_bias, out.data()), std::invalid_argument);
+  EXPECT_THROW(GenerateProbes(backend(), spec, short_weight, out.data()), std::invalid_argument);
+  EXPECT_THROW(GenerateProbes(backend(), wide, wide_params, out.data()), std::invalid_argument);
+  GenerateProbes(backend(), spec, good, out.data());
+}
+
 CB_INSTANTIATE_BACKENDS(ZooRunnerTest);
 CB_INSTANTIATE_BACKENDS(GenerateProbesTest);
 

@@ -345,6 +345,7 @@ std::vector<float> Summaries(const State& s) {
 }
 
 std::vector<int64_t> TopSegments(State& s, const float* q, int64_t k) {
+  if (k == 0) return {};  // a budget below one segment: nothing to launch or copy
   Grow(s.q, s.d, 0);
   Grow(s.phi, 2 * s.D, 0);
   Grow(s.scratch, s.n_seg, 0);
