@@ -22,6 +22,15 @@
 #                            is 36 MB; the bundle must stay well under 64 MiB
 #                            (what travels to the GPU machine).
 #
+#   ci/gpu.sh check-names [LOG]
+#                            HERE (ci/test.sh, after the release ctest): every
+#                            test that a run without a GPU skipped for a
+#                            CUDA/GPU/NVML reason (ctest's LastTest.log,
+#                            default build/release/Testing/Temporary/) must
+#                            match the test filter of `run` (below), or it
+#                            would never run on the GPU machine. Exit 1 names
+#                            those that do not.
+#
 #   ci/gpu.sh run OUTDIR     THERE (or here), from the bundle folder (or from
 #                            ci/ next to a built bundle/). Unpacks to a temp
 #                            dir, prints nvidia-smi, runs the GPU tests of
@@ -45,8 +54,8 @@
 # BackendTest instances end in /cuda), plus three suites that pass on both
 # kinds of machine and check the device side where there is one
 # (DeviceInfoTest, CublasLoader, EnergyMeterTest). Every test that skips on a
-# machine without a GPU is named so (checked against a CPU run's skips,
-# 2026-12-06); name a new GPU test so too, or it does not run there.
+# machine without a GPU must be named so: `check-names` (in ci/test.sh)
+# fails on one that is not.
 #
 # Environment (run): GPU_SH_BUDGET_S (default 540: the whole run, under the
 # device tool's 600 s per command), GPU_SH_TEST_TIMEOUT_S (120 per binary),
@@ -380,9 +389,42 @@ print(" ".join(c["id"] for c in json.load(sys.stdin)["claims"] if "gpu" in c["re
 }
 
 # -----------------------------------------------------------------------------
+# -----------------------------------------------------------------------------
+# check-names
+
+cmd_check_names() {
+  local log="${1:-build/release/Testing/Temporary/LastTest.log}"
+  [[ -f "$log" ]] || die "no ctest log at $log (run ctest first)"
+  # The gtest names of tests skipped with a reason that mentions the GPU.
+  local -a skipped
+  mapfile -t skipped < <(awk '
+    /^\[ RUN      \] / { name = $4; reason = ""; inside = 1; next }
+    inside && /^\[  SKIPPED \] / { if (tolower(reason) ~ /cuda|gpu|nvml/) print name; inside = 0; next }
+    inside && /^\[ +(OK|FAILED) +\] / { inside = 0; next }
+    inside { reason = reason " " $0 }' "$log" | sort -u)
+  local name pat matched missing=0
+  local -a pats
+  IFS=: read -r -a pats <<<"$GPU_TEST_FILTER"
+  for name in "${skipped[@]}"; do
+    matched=0
+    for pat in "${pats[@]}"; do
+      # shellcheck disable=SC2053  # pat is a glob on purpose
+      [[ "$name" == $pat ]] && matched=1 && break
+    done
+    if ((matched == 0)); then
+      echo "gpu.sh: $name skips without a GPU but its name does not match '$GPU_TEST_FILTER'" >&2
+      missing=$((missing + 1))
+    fi
+  done
+  echo "gpu.sh check-names: ${#skipped[@]} tests skip for want of a GPU here; $missing outside the GPU filter"
+  ((missing == 0))
+}
+
+# -----------------------------------------------------------------------------
 case "${1:-}" in
   bundle) shift; cmd_bundle "$@" ;;
+  check-names) shift; cmd_check_names "$@" ;;
   run) shift; cmd_run "$@" ;;
   -h | --help | help | "") usage ;;
-  *) die "unknown command '$1' (bundle | run)" ;;
+  *) die "unknown command '$1' (bundle | check-names | run)" ;;
 esac

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ci/test.sh: the test command. Installs what is missing, checks the layering,
 # builds `release` (CUDA paths compiled when nvcc is found), runs every ctest
-# label that needs no GPU and the smoke regression gate, checks that a new
+# label that needs no GPU, checks that every test skipped for want of a GPU
+# runs in the GPU check (ci/gpu.sh check-names), runs the smoke regression
+# gate, checks that a new
 # method edits no shared file, then builds `asan` (ASan + UBSan, CPU only)
 # and runs the tests again under it, and last runs every libFuzzer target for
 # 20 s (ci/fuzz.sh). Exit status is non-zero if anything fails.
@@ -25,6 +27,9 @@ cmake --build --preset release -j "$jobs"
 
 phase "release: ctest (labels that need no GPU)"
 ctest --preset release -j "$jobs" -LE gpu
+
+phase "every test that skips for want of a GPU runs in the GPU check (ci/gpu.sh check-names)"
+ci/gpu.sh check-names build/release/Testing/Temporary/LastTest.log
 
 phase "release: regression gate of the smoke profile against ci/baselines/ (ci/baseline.sh)"
 ci/baseline.sh check
