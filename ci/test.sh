@@ -3,10 +3,10 @@
 # builds `release` (CUDA paths compiled when nvcc is found), runs every ctest
 # label that needs no GPU, checks that every test skipped for want of a GPU
 # runs in the GPU check (ci/gpu.sh check-names), runs the smoke regression
-# gate, checks that a new
-# method edits no shared file, then builds `asan` (ASan + UBSan, CPU only)
-# and runs the tests again under it, and last runs every libFuzzer target for
-# 20 s (ci/fuzz.sh). Exit status is non-zero if anything fails.
+# gate, checks that a new method edits no shared file, then builds `asan`
+# (ASan + UBSan, CPU only) and runs the tests again under it, and last runs
+# every libFuzzer target for 20 s (ci/fuzz.sh). Exit status is non-zero if
+# anything fails.
 #   CB_JOBS=N   parallel build jobs (default: number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
