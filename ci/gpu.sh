@@ -344,6 +344,7 @@ print(" ".join(c["id"] for c in json.load(sys.stdin)["claims"] if "gpu" in c["re
     claims="$claims $CUDA_ROW_CLAIMS"
   fi
   local -a claim_args=()
+  local c
   for c in $claims; do claim_args+=(--claim "$c"); done
   # One claimbench step: its log, its line in the summary, pass or fail.
   run_step() {  # LABEL LOG LIMIT ARGS...
@@ -388,7 +389,6 @@ print(" ".join(c["id"] for c in json.load(sys.stdin)["claims"] if "gpu" in c["re
   if ((fail > 0)); then exit 1; fi
 }
 
-# -----------------------------------------------------------------------------
 # -----------------------------------------------------------------------------
 # check-names
 
