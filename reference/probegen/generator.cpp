@@ -33,26 +33,6 @@ int64_t InputElems(const GeneratorSpec& spec, int n) {
 
 int64_t WeightElems(const ConvTShape& s) { return int64_t(s.c_in) * s.c_out * s.k * s.k; }
 
-// Throws std::invalid_argument (one line) unless p has the sizes spec and p.n imply.
-void CheckParams(const GeneratorSpec& spec, const GeneratorParams& p, const char* fn) {
-  const std::string where(fn);
-  if (p.n < 1) throw std::invalid_argument(where + ": params have n < 1");
-  if (int64_t(p.input.size()) != InputElems(spec, p.n)) {
-    throw std::invalid_argument(where + ": input has " + std::to_string(p.input.size()) +
-                                " values, the spec needs " + std::to_string(InputElems(spec, p.n)));
-  }
-  if (p.weight.size() != spec.layers.size() || p.bias.size() != spec.layers.size()) {
-    throw std::invalid_argument(where + ": params have a different number of layers than the spec");
-  }
-  for (size_t l = 0; l < spec.layers.size(); ++l) {
-    if (int64_t(p.weight[l].size()) != WeightElems(spec.layers[l]) ||
-        int(p.bias[l].size()) != spec.layers[l].c_out) {
-      throw std::invalid_argument(where + ": layer " + std::to_string(l) +
-                                  " weight or bias size differs from the spec");
-    }
-  }
-}
-
 // pre-tanh output of the layer stack for `n` inputs x (n, latent, 1, 1);
 // act (if non-null) gets every activation, act[0] = x.
 void RunLayers(const GeneratorSpec& spec, const std::vector<std::vector<double>>& weight,
@@ -73,6 +53,33 @@ void RunLayers(const GeneratorSpec& spec, const std::vector<std::vector<double>>
 }
 
 }  // namespace
+
+void CheckGenerator(const GeneratorSpec& spec, const GeneratorParams& p, const char* fn) {
+  const std::string where(fn);
+  if (p.n < 1) throw std::invalid_argument(where + ": params have n < 1");
+  if (int64_t(p.input.size()) != InputElems(spec, p.n)) {
+    throw std::invalid_argument(where + ": input has " + std::to_string(p.input.size()) +
+                                " values, the spec needs " + std::to_string(InputElems(spec, p.n)));
+  }
+  if (p.weight.size() != spec.layers.size() || p.bias.size() != spec.layers.size()) {
+    throw std::invalid_argument(where + ": params have a different number of layers than the spec");
+  }
+  for (size_t l = 0; l < spec.layers.size(); ++l) {
+    if (int64_t(p.weight[l].size()) != WeightElems(spec.layers[l]) ||
+        int(p.bias[l].size()) != spec.layers[l].c_out) {
+      throw std::invalid_argument(where + ": layer " + std::to_string(l) +
+                                  " weight or bias size differs from the spec");
+    }
+    if (spec.layers[l].c_in != (l == 0 ? spec.latent : spec.layers[l - 1].c_out)) {
+      throw std::invalid_argument(where + ": layer " + std::to_string(l) + " takes " +
+                                  std::to_string(spec.layers[l].c_in) + " channels, not the previous layer's");
+    }
+  }
+  if (!IsVanilla(spec) && (Sides(spec).back() != spec.size || spec.layers.back().c_out != spec.channels)) {
+    throw std::invalid_argument(where + ": the layers do not end at (" + std::to_string(spec.channels) +
+                                ", " + std::to_string(spec.size) + ", " + std::to_string(spec.size) + ")");
+  }
+}
 
 GeneratorSpec MakeGenerator(const std::string& name, int channels) {
   if (channels < 1) throw std::invalid_argument("MakeGenerator: channels must be >= 1");
@@ -132,11 +139,7 @@ GeneratorParams InitGenerator(const GeneratorSpec& spec, int n, uint64_t seed) {
 
 void GeneratorForward(const GeneratorSpec& spec, const GeneratorParams& p, double* probes,
                       double* pre, GeneratorTrace* trace) {
-  CheckParams(spec, p, "GeneratorForward");
-  if (!IsVanilla(spec) && Sides(spec).back() != spec.size) {
-    throw std::invalid_argument("GeneratorForward: the layers do not end at size " +
-                                std::to_string(spec.size));
-  }
+  CheckGenerator(spec, p, "GeneratorForward");
   std::vector<double> out;  // (n, c, size, size), pre-tanh
   RunLayers(spec, p.weight, p.bias, p.n, p.input, &out,
             trace != nullptr ? &trace->act : nullptr);
@@ -149,7 +152,7 @@ void GeneratorForward(const GeneratorSpec& spec, const GeneratorParams& p, doubl
 void GeneratorBackward(const GeneratorSpec& spec, const GeneratorParams& p,
                        const GeneratorTrace& trace, const double* probes, const double* dprobes,
                        GeneratorParams* grad) {
-  CheckParams(spec, p, "GeneratorBackward");
+  CheckGenerator(spec, p, "GeneratorBackward");
   if (trace.act.size() != spec.layers.size() + 1) {
     throw std::invalid_argument("GeneratorBackward: the trace is not from a forward of this spec");
   }
@@ -183,7 +186,7 @@ void GeneratorBackward(const GeneratorSpec& spec, const GeneratorParams& p,
 
 AffineFold FoldGenerator(const GeneratorSpec& spec, const GeneratorParams& p) {
   if (IsVanilla(spec)) throw std::invalid_argument("FoldGenerator: vanilla has no layers to fold");
-  CheckParams(spec, p, "FoldGenerator");
+  CheckGenerator(spec, p, "FoldGenerator");
   const int latent = spec.latent;
   const int64_t elems = spec.ProbeElems();
   // All `latent` unit vectors as one batch through the bias-free stack:

@@ -63,6 +63,12 @@ struct GeneratorTrace {
   std::vector<std::vector<double>> act;
 };
 
+// Throws std::invalid_argument (one line, prefixed with fn) unless p has the
+// sizes spec and p.n imply and the layers chain: each takes the previous
+// one's channels (the first, the latents) and the last ends at (channels,
+// size, size). Every function below checks it; fast paths call it too.
+void CheckGenerator(const GeneratorSpec& spec, const GeneratorParams& p, const char* fn);
+
 // probes (n, c, size, size) = tanh(pre); pre may be null. trace may be null.
 // Throws std::invalid_argument when p's sizes do not match spec and p.n.
 void GeneratorForward(const GeneratorSpec& spec, const GeneratorParams& p, double* probes,

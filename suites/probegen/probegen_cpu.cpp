@@ -155,12 +155,10 @@ void ZooRunner::Logits(const float* probes, int n, float* out) {
 void GenerateProbes(h::Backend backend, const rp::GeneratorSpec& spec, const rp::GeneratorParams& p,
                     float* probes) {
   h::RequireAvailable(backend);
+  // The kernels index the weights and the output by the spec's sizes.
+  rp::CheckGenerator(spec, p, "GenerateProbes");
   const int64_t elems = spec.ProbeElems();
-  if (p.n < 1) throw std::invalid_argument("GenerateProbes: no probes");
   const size_t in_per_probe = spec.layers.empty() ? size_t(elems) : size_t(spec.latent);
-  if (p.input.size() != size_t(p.n) * in_per_probe)
-    throw std::invalid_argument("GenerateProbes: input holds " + std::to_string(p.input.size()) +
-                                " values, the spec needs " + std::to_string(size_t(p.n) * in_per_probe));
   const std::vector<FastConvT> layers = ToFastGenerator(spec, p);
   const std::vector<float> input(p.input.begin(), p.input.end());
 #if CB_HAVE_CUDA
