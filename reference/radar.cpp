@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "harness/random.h"
 
@@ -21,7 +22,18 @@ double Dot(const double* a, const double* b, int n) {
   return s;
 }
 
+template <class T>
+void RequireFiniteImpl(const T* x, int64_t n, const char* what) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i]))
+      throw std::invalid_argument(std::string("radar: ") + what + " entry " + std::to_string(i) + " is " +
+                                  (std::isnan(x[i]) ? "NaN" : "infinite"));
+}
+
 }  // namespace
+
+void RequireFinite(const double* x, int64_t n, const char* what) { RequireFiniteImpl(x, n, what); }
+void RequireFinite(const float* x, int64_t n, const char* what) { RequireFiniteImpl(x, n, what); }
 
 const char* SelectionName(Selection s) {
   switch (s) {
@@ -94,6 +106,8 @@ Cache::Cache(const Config& config) : config_(config) {
 }
 
 void Cache::Append(const double* keys, const double* values, int64_t n) {
+  RequireFinite(keys, n * config_.d, "key");
+  RequireFinite(values, n * config_.d, "value");
   keys_.insert(keys_.end(), keys, keys + n * config_.d);
   values_.insert(values_.end(), values, values + n * config_.d);
 }
@@ -161,6 +175,7 @@ void Cache::Organize() {
 
 std::vector<int64_t> Cache::Decode(const double* q, double* out) {
   if (size() < 1) throw std::invalid_argument("radar: Decode() on an empty cache");
+  RequireFinite(q, config_.d, "query");
   Organize();
   const int d = config_.d, D = features_.D;
   const int64_t t = size();

@@ -112,11 +112,13 @@ class Cache {
   int64_t size() const { return static_cast<int64_t>(keys_.size()) / config_.d; }
 
   // Appends n tokens: keys and values (n, d) row-major. No organisation
-  // happens here (upstream reorganises lazily at search time).
+  // happens here (upstream reorganises lazily at search time). A non-finite
+  // entry throws std::invalid_argument and appends nothing.
   void Append(const double* keys, const double* values, int64_t n);
 
   // One decode step for query q (d): out (d) = softmax(q K_sel^T / sqrt d) V_sel.
   // Reorganises first. Returns the selected token indices (ascending).
+  // A non-finite entry of q throws std::invalid_argument.
   std::vector<int64_t> Decode(const double* q, double* out);
 
   const Counters& counters() const { return counters_; }
@@ -159,6 +161,12 @@ uint64_t DenseDecode(const double* q, const double* keys, const double* values, 
 // included). Returns the attended token indices.
 std::vector<int64_t> StreamingDecode(const double* q, const double* keys, const double* values,
                                      int64_t t, int d, int sink, int window, double* out);
+
+// Throws std::invalid_argument naming `what` and the first entry of x (n
+// values) that is NaN or infinite: a query or key with one has no attention
+// (the scores and the softmax turn NaN, the top-k has no order).
+void RequireFinite(const double* x, int64_t n, const char* what);
+void RequireFinite(const float* x, int64_t n, const char* what);
 
 // Per-step decode MACs predicted by the cost model for a built structure
 // (for docs and sanity checks): d D + 2 D n_seg + 2 d attended.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/expect_invalid.h"
 #include "fixtures/tolerance.h"
 #include "generators/tensors.h"
 #include "harness/random.h"
@@ -23,6 +24,8 @@
 
 namespace cb::ref::docs {
 namespace {
+
+using cb::testing::ExpectInvalid;
 
 using ::cb::harness::Rng;
 
@@ -204,17 +207,6 @@ TEST_F(DocsInvariance, ReflexivityIsExactlyOne) {
 }
 
 // ---------------------------------------------------------------- bad input
-
-// Expects fn() to throw std::invalid_argument whose message contains `needle`.
-template <class Fn>
-void ExpectInvalid(Fn fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(DocsReference, BadInputIsOneClearError) {
   const Matrix x = Gaussian(8, 4, 1, 0);

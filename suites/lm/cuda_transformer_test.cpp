@@ -15,12 +15,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/expect_invalid.h"
 #include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "harness/backend.h"
@@ -30,6 +30,8 @@
 
 namespace cb::lm_suite {
 namespace {
+
+using cb::testing::ExpectInvalid;
 
 namespace h = cb::harness;
 namespace ref = cb::ref::lm;
@@ -143,18 +145,6 @@ Batch RandomBatch(uint64_t seed, int B, int T, int V, std::vector<ref::Targets>*
       (*per_seq)[s].weight.push_back(b.weights[s * T + t]);
     }
   return b;
-}
-
-// Runs `fn`, expecting std::invalid_argument with one line containing `words`.
-void ExpectInvalid(const std::function<void()>& fn, const std::string& words) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error for: " << words;
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    EXPECT_NE(what.find(words), std::string::npos) << what;
-  }
 }
 
 #endif  // CB_HAVE_CUDA

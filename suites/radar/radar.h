@@ -48,7 +48,9 @@ void AttendSpansCpu(const float* q, const float* keys, const float* values, int 
 int AttendThreads(int64_t tokens, int threads = 0);
 
 // Dense decode on `backend` (t keys). Throws std::runtime_error when the
-// backend is unavailable (with the reason).
+// backend is unavailable (with the reason), std::invalid_argument when q has
+// a non-finite entry (K and V are not scanned: that pass would double the
+// cost of a memory-bound step).
 void DenseDecode(cb::harness::Backend backend, const float* q, const float* keys,
                  const float* values, int64_t t, int d, float* out);
 
@@ -60,6 +62,8 @@ class Cache {
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;
 
+  // Every Append and decode call throws std::invalid_argument, and changes
+  // nothing, when its keys, values or queries hold a NaN or an infinity.
   void Append(const float* keys, const float* values, int64_t n);
   // One decode step; returns the attended spans (ascending).
   std::vector<Span> Decode(const float* q, float* out);

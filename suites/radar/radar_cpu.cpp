@@ -307,6 +307,7 @@ void DenseDecode(h::Backend backend, const float* q, const float* keys, const fl
                  int64_t t, int d, float* out) {
   h::RequireAvailable(backend);
   if (t < 1 || d < 1) throw std::invalid_argument("radar: dense decode needs t, d >= 1");
+  ref::RequireFinite(q, d, "query");
   if (backend == h::Backend::kCpu) return AttendSpansCpu(q, keys, values, d, {{0, t}}, out);
 #if CB_HAVE_CUDA
   cuda::DenseDecode(q, keys, values, t, d, out);
@@ -549,6 +550,7 @@ struct Cache::Impl {
 
   std::vector<Span> Decode(const float* q, float* out) {
     if (t < 1) throw std::invalid_argument("radar: Decode() on an empty cache");
+    ref::RequireFinite(q, d, "query");
     Organize();
     const bool built = !BelowThreshold() && c > 0;
     const int64_t k = built ? (config.budget > 0 ? config.budget / c : config.topk) : 0;
@@ -601,6 +603,8 @@ Cache::~Cache() = default;
 
 void Cache::Append(const float* keys, const float* values, int64_t n) {
   auto& m = *impl_;
+  ref::RequireFinite(keys, n * m.d, "key");
+  ref::RequireFinite(values, n * m.d, "value");
   if (m.Cuda()) {
 #if CB_HAVE_CUDA
     cuda::Append(*m.device, keys, values, n);
@@ -615,6 +619,7 @@ void Cache::Append(const float* keys, const float* values, int64_t n) {
 std::vector<Span> Cache::Decode(const float* q, float* out) { return impl_->Decode(q, out); }
 std::vector<std::vector<Span>> Cache::DecodeGroup(const float* q, int nq, float* out) {
   if (nq < 1) throw std::invalid_argument("radar: DecodeGroup() of no queries");
+  ref::RequireFinite(q, static_cast<int64_t>(nq) * impl_->d, "query");  // before any query is decoded
   if (!impl_->Cuda()) return impl_->DecodeGroupCpu(q, nq, out);
   std::vector<std::vector<Span>> all;
   for (int i = 0; i < nq; ++i) all.push_back(Decode(q + static_cast<size_t>(i) * impl_->d, out + static_cast<size_t>(i) * impl_->d));
@@ -625,6 +630,7 @@ void Cache::Organize() { impl_->Organize(); }
 void Cache::DecodeDense(const float* q, float* out) {
   auto& m = *impl_;
   if (m.t < 1) throw std::invalid_argument("radar: DecodeDense() on an empty cache");
+  ref::RequireFinite(q, m.d, "query");
 #if CB_HAVE_CUDA
   if (m.Cuda()) return cuda::AttendSpans(*m.device, q, {{0, m.t}}, out);
 #endif

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/expect_invalid.h"
 #include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "generators/kv_cache.h"
@@ -23,6 +24,8 @@
 
 namespace cb::radar {
 namespace {
+
+using cb::testing::ExpectInvalid;
 
 namespace h = cb::harness;
 namespace ref = cb::ref::radar;
@@ -270,6 +273,32 @@ TEST(RadarConfig, RejectsBadConfigs) {
   EXPECT_THROW(ref::Cache(ref::Config{.d = 4, .topk = 0}), std::invalid_argument);
 }
 
+// A NaN or infinite query, key or value is refused with its position, and the
+// cache is as before: the next decode equals that of a cache never given it.
+TEST(RadarInput, ReferenceRefusesNonFiniteEntriesAndKeepsItsState) {
+  const int d = 8;
+  const int64_t t = 600;
+  const auto k = Gaussian(t * d, 11, 0), v = Gaussian(t * d, 11, 1), q = Gaussian(d, 11, 2);
+  ref::Config cfg{.d = d, .window = 8, .aspect = 2, .topk = 2};
+  ref::Cache cache(cfg), clean(cfg);
+  cache.Append(k.data(), v.data(), t);
+  clean.Append(k.data(), v.data(), t);
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    auto bad_q = q;
+    bad_q[5] = bad;
+    std::vector<double> out(d);
+    ExpectInvalid([&] { cache.Decode(bad_q.data(), out.data()); }, "radar: query entry 5 is ");
+    auto bad_k = k;
+    bad_k[3 * d + 1] = bad;
+    ExpectInvalid([&] { cache.Append(bad_k.data(), v.data(), 4); }, "radar: key entry 25 is ");
+    ExpectInvalid([&] { cache.Append(k.data(), bad_k.data(), 4); }, "radar: value entry 25 is ");
+  }
+  EXPECT_EQ(cache.size(), t);
+  std::vector<double> got(d), want(d);
+  EXPECT_EQ(cache.Decode(q.data(), got.data()), clean.Decode(q.data(), want.data()));
+  EXPECT_EQ(got, want);
+}
+
 // --- Generator -------------------------------------------------------------------
 
 TEST(KvCacheGenerator, DeterministicShapedAndPlanted) {
@@ -436,6 +465,39 @@ TEST_P(RadarBackendTest, DecodeGroupEqualsOneDecodePerQuery) {
   EXPECT_EQ(got, want);
   EXPECT_EQ(group.counters().attended, single.counters().attended);  // both: the last query's
   EXPECT_THROW(group.DecodeGroup(q.data(), 0, got.data()), std::invalid_argument);
+}
+
+// Every entry point of the fast paths refuses a non-finite query, key or
+// value before touching the cache (issue: a NaN query made the CUDA top-k
+// return an index past the last segment).
+TEST_P(RadarBackendTest, RefusesNonFiniteEntriesAndKeepsItsState) {
+  CB_FRESH_SEED(seed);
+  const int d = 16, nq = 3;
+  const int64_t t = 3000;
+  ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = seed};
+  Cache cache(backend(), cfg), clean(backend(), cfg);
+  const auto k = ToFloat(Gaussian(t * d, seed, 0)), v = ToFloat(Gaussian(t * d, seed, 1));
+  const auto q = ToFloat(Gaussian(nq * d, seed, 2));
+  cache.Append(k.data(), v.data(), t);
+  clean.Append(k.data(), v.data(), t);
+  std::vector<float> out(nq * d);
+  for (float bad : {std::nanf(""), HUGE_VALF, -HUGE_VALF}) {
+    auto bad_q = q;
+    bad_q[2 * d + 7] = bad;  // the third query of the group
+    ExpectInvalid([&] { cache.DecodeGroup(bad_q.data(), nq, out.data()); }, "radar: query entry 39 is ");
+    ExpectInvalid([&] { cache.Decode(&bad_q[2 * d], out.data()); }, "radar: query entry 7 is ");
+    ExpectInvalid([&] { cache.DecodeDense(&bad_q[2 * d], out.data()); }, "radar: query entry 7 is ");
+    ExpectInvalid([&] { DenseDecode(backend(), &bad_q[2 * d], k.data(), v.data(), t, d, out.data()); },
+                  "radar: query entry 7 is ");
+    auto bad_kv = k;
+    bad_kv[d + 2] = bad;
+    ExpectInvalid([&] { cache.Append(bad_kv.data(), v.data(), 2); }, "radar: key entry 18 is ");
+    ExpectInvalid([&] { cache.Append(k.data(), bad_kv.data(), 2); }, "radar: value entry 18 is ");
+  }
+  EXPECT_EQ(cache.size(), t);
+  std::vector<float> want(nq * d);
+  EXPECT_EQ(cache.DecodeGroup(q.data(), nq, out.data()), clean.DecodeGroup(q.data(), nq, want.data()));
+  EXPECT_EQ(out, want);
 }
 
 CB_INSTANTIATE_BACKENDS(RadarBackendTest);
