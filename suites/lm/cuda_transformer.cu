@@ -143,16 +143,19 @@ constexpr int kRowsPerChunk = 32;
 __global__ void rmsnorm_weight_partial_kernel(const float* __restrict__ dy,
                                               const float* __restrict__ x,
                                               const float* __restrict__ r, int M, int D,
-                                              float* __restrict__ partial) {
+                                              int chunks, float* __restrict__ partial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= D) return;
-  const int t0 = blockIdx.y * kRowsPerChunk, t1 = min(M, t0 + kRowsPerChunk);
-  float s = 0;
-  for (int t = t0; t < t1; ++t) {
-    const size_t at = static_cast<size_t>(t) * D + i;
-    s += dy[at] * x[at] * r[t];
+  // Chunks stride over grid.y, which holds at most 65535 blocks.
+  for (int c = blockIdx.y; c < chunks; c += gridDim.y) {
+    const int t0 = c * kRowsPerChunk, t1 = min(M, t0 + kRowsPerChunk);
+    float s = 0;
+    for (int t = t0; t < t1; ++t) {
+      const size_t at = static_cast<size_t>(t) * D + i;
+      s += dy[at] * x[at] * r[t];
+    }
+    partial[static_cast<size_t>(c) * D + i] = s;
   }
-  partial[static_cast<size_t>(blockIdx.y) * D + i] = s;
 }
 
 __global__ void column_sum_add_kernel(const float* __restrict__ partial, int chunks, int D,
@@ -557,8 +560,9 @@ struct CudaTransformer::Impl {
     CB_CUDA_CHECK_LAUNCH();
     const int chunks = static_cast<int>(Blocks(M, kRowsPerChunk));
     float* partial = Ensure(norm_partial, static_cast<size_t>(chunks) * D);
-    rmsnorm_weight_partial_kernel<<<dim3(Blocks(D, kThreads), chunks), kThreads>>>(dy, xin, r, M, D,
-                                                                                   partial);
+    const unsigned grid_y = static_cast<unsigned>(std::min(chunks, 65535));
+    rmsnorm_weight_partial_kernel<<<dim3(Blocks(D, kThreads), grid_y), kThreads>>>(dy, xin, r, M, D,
+                                                                                   chunks, partial);
     CB_CUDA_CHECK_LAUNCH();
     column_sum_add_kernel<<<Blocks(D, kThreads), kThreads>>>(partial, chunks, D, dw);
     CB_CUDA_CHECK_LAUNCH();
