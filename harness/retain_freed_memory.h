@@ -10,17 +10,19 @@
 // free, and a free that leaves more than twice that threshold at the top of
 // the heap trims it, so code that allocates a step's buffers and frees them
 // again (the transformer's training step: activations, gradients, logits)
-// faults on every page of them on every step. The lm draft model's train step
-// (claimbench bench --filter 'lm/cpu/train_step/.*preset:1') took 470 ms
-// with the defaults and 153-193 ms with these settings on a 2-vCPU AMD EPYC
-// VM, the target model's 1783 -> 766 ms (suites/lm/README.md).
+// faults on every page of them on every step. The lm train steps
+// (claimbench bench --filter lm/cpu/train_step/) took 1812 / 442 ms (target /
+// draft) with the defaults and 755 / 152 ms with these settings, measured in
+// one session on a 2-vCPU AMD EPYC VM (suites/lm/README.md).
 //
 // Settings (glibc; elsewhere a no-op): blocks up to 32 MiB, the largest mmap
-// threshold glibc accepts, come from the heap; the heap is never trimmed.
-// Larger blocks are still mapped and unmapped each time. The cost is resident
-// memory: the process keeps its high-water mark of heap blocks.
+// threshold glibc accepts on 64-bit, come from the heap, and the main heap is
+// never trimmed. Larger blocks are still mapped and unmapped each time, and
+// a thread's own arena still returns a heap that is wholly free. The cost is
+// resident memory: the process keeps its high-water mark of heap blocks.
 // REQUIRES: called before other threads allocate. Returns whether the
-// allocator accepted both settings.
+// allocator accepted both settings (a sanitizer's allocator, or glibc with
+// glibc.malloc.hugetlb=2, refuses them: then the defaults stay).
 #ifndef CB_HARNESS_RETAIN_FREED_MEMORY_H_
 #define CB_HARNESS_RETAIN_FREED_MEMORY_H_
 

@@ -6,7 +6,16 @@
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// Sanitizers bring their own allocator, which ignores mallopt.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CB_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define CB_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(CB_SANITIZER_ALLOCATOR)
 #include <malloc.h>
 
 namespace cb::harness {

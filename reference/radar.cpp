@@ -224,6 +224,7 @@ std::vector<int64_t> Cache::Decode(const double* q, double* out) {
     }
     std::vector<int64_t> order(static_cast<size_t>(n_seg_));
     std::iota(order.begin(), order.end(), int64_t{0});
+    for (double& s : score) s = std::isnan(s) ? -HUGE_VAL : s;  // phi overflowed: ranks last
     std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
       return score[a] > score[b] || (score[a] == score[b] && a < b);
     });

@@ -137,8 +137,9 @@ __global__ void rmsnorm_backward_rows_kernel(const float* __restrict__ dy, const
 
 // dw_i += sum_t dy_ti x_ti r_t in two deterministic passes (no atomics):
 // partial[c, i] sums the rows of chunk c (kRowsPerChunk rows) in order, grid
-// (column blocks, chunks), thread per column; then column_sum_add_kernel adds
-// the chunks in order, thread per column.
+// (column blocks, min(chunks, 65535)) with the chunks striding over grid.y,
+// thread per column; then column_sum_add_kernel adds the chunks in order,
+// thread per column.
 constexpr int kRowsPerChunk = 32;
 __global__ void rmsnorm_weight_partial_kernel(const float* __restrict__ dy,
                                               const float* __restrict__ x,

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/expect_invalid.h"
 #include "fixtures/fresh_seed.h"
 #include "harness/random.h"
 #include "reference/lm/grad_check.h"
@@ -27,6 +28,8 @@
 
 namespace cb::ref::lm {
 namespace {
+
+using cb::testing::ExpectInvalid;
 
 // vocab 11, hidden 8, 2 layers, 4 heads of dim 4 (H*d = 16 != D, so q_proj and
 // o_proj are not square), 2 KV heads, intermediate 12.
@@ -514,45 +517,34 @@ TEST(TransformerInvariant, NamedRoundTripAndDeterministicInit) {
 // -----------------------------------------------------------------------------
 // (d) One-line errors
 
-void ExpectOneLineError(const std::function<void()>& fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected one naming '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  }
-}
-
 TEST(TransformerErrors, ConstructorNamesTheBadTensor) {
   const TransformerConfig c = Tiny();
   const NamedTensors good = RandomInit(c, 1, kStd).ToNamedTensors();
   {
     NamedTensors w = good;
     w.erase("model.layers.1.mlp.up_proj.weight");
-    ExpectOneLineError([&] { Transformer(c, w); }, "missing tensor model.layers.1.mlp.up_proj.weight");
+    ExpectInvalid([&] { Transformer(c, w); }, "missing tensor model.layers.1.mlp.up_proj.weight");
   }
   {
     NamedTensors w = good;
     w["model.layers.0.self_attn.k_proj.weight"].shape = {16, 8};  // H*d rows instead of KV*d
     w["model.layers.0.self_attn.k_proj.weight"].data.resize(128);
-    ExpectOneLineError([&] { Transformer(c, w); }, "model.layers.0.self_attn.k_proj.weight has shape [16, 8]");
+    ExpectInvalid([&] { Transformer(c, w); }, "model.layers.0.self_attn.k_proj.weight has shape [16, 8]");
   }
   {
     NamedTensors w = good;
     w["model.norm.weight"].data.pop_back();  // shape right, values short
-    ExpectOneLineError([&] { Transformer(c, w); }, "model.norm.weight has 7 values");
+    ExpectInvalid([&] { Transformer(c, w); }, "model.norm.weight has 7 values");
   }
   {
     TransformerConfig tied = c;
     tied.tie_word_embeddings = true;
-    ExpectOneLineError([&] { Transformer(tied, good); }, "unexpected tensor lm_head.weight");
+    ExpectInvalid([&] { Transformer(tied, good); }, "unexpected tensor lm_head.weight");
   }
   {
     TransformerConfig bad = c;
     bad.num_key_value_heads = 3;
-    ExpectOneLineError([&] { Transformer(bad, good); }, "num_key_value_heads (3)");
+    ExpectInvalid([&] { Transformer(bad, good); }, "num_key_value_heads (3)");
   }
 }
 
@@ -564,27 +556,27 @@ TEST(TransformerErrors, ParamsConstructorChecksSizes) {
   EXPECT_EQ(m.ForwardImage(img).data, same.ForwardImage(img).data);
   Params p = m.params();
   p.layers[0].w_up.pop_back();
-  ExpectOneLineError([&] { Transformer(Tiny(), p, a); }, "model.layers.0.mlp.up_proj.weight has 95 values");
+  ExpectInvalid([&] { Transformer(Tiny(), p, a); }, "model.layers.0.mlp.up_proj.weight has 95 values");
   p = m.params();
   p.layers.pop_back();
-  ExpectOneLineError([&] { Transformer(Tiny(), p, a); }, "1 layers, config says 2");
+  ExpectInvalid([&] { Transformer(Tiny(), p, a); }, "1 layers, config says 2");
 }
 
 TEST(TransformerErrors, BadInputs) {
   const Transformer m = RandomInit(Tiny(), 1, kStd);
-  ExpectOneLineError([&] { m.Forward(std::vector<int>{1, 11, 2}); }, "token id 11 at position 1");
-  ExpectOneLineError([&] { m.Forward(std::vector<int>{1, -1}); }, "token id -1");
-  ExpectOneLineError([&] { m.Forward(std::vector<int>(17, 0)); }, "past max_position_embeddings 16");
-  ExpectOneLineError([&] { m.Forward(std::vector<int>{}); }, "empty token sequence");
+  ExpectInvalid([&] { m.Forward(std::vector<int>{1, 11, 2}); }, "token id 11 at position 1");
+  ExpectInvalid([&] { m.Forward(std::vector<int>{1, -1}); }, "token id -1");
+  ExpectInvalid([&] { m.Forward(std::vector<int>(17, 0)); }, "past max_position_embeddings 16");
+  ExpectInvalid([&] { m.Forward(std::vector<int>{}); }, "empty token sequence");
   const std::vector<int> tok = {1, 2, 3};
-  ExpectOneLineError([&] { m.Loss(tok, Targets{{1, 2}, {1, 1}}); }, "for 3 positions");
-  ExpectOneLineError([&] { m.Loss(tok, Targets{{1, 12, 0}, {1, 1, 0}}); }, "target 12 at position 1");
+  ExpectInvalid([&] { m.Loss(tok, Targets{{1, 2}, {1, 1}}); }, "for 3 positions");
+  ExpectInvalid([&] { m.Loss(tok, Targets{{1, 12, 0}, {1, 1, 0}}); }, "target 12 at position 1");
   const Architecture a = TinyVit();
   const Transformer vit = RandomInit(Tiny(), 1, kStd, a);
-  ExpectOneLineError([&] { vit.ForwardImage(Tensor{{2, 6, 4}, std::vector<double>(48)}); },
+  ExpectInvalid([&] { vit.ForwardImage(Tensor{{2, 6, 4}, std::vector<double>(48)}); },
                      "image has shape [2, 6, 4], expected [2, 4, 6]");
-  ExpectOneLineError([&] { vit.Forward(tok); }, "token input to a patch-mode model");
-  ExpectOneLineError([&] { vit.ImageLoss(RandomImage(1, a), 3); }, "target 3 at position 0");
+  ExpectInvalid([&] { vit.Forward(tok); }, "token input to a patch-mode model");
+  ExpectInvalid([&] { vit.ImageLoss(RandomImage(1, a), 3); }, "target 3 at position 0");
 }
 
 }  // namespace

@@ -168,15 +168,22 @@ __global__ void score_kernel(const float* __restrict__ summaries, const float* _
   if (lane == 0) score[seg] = s;
 }
 
-// One block of kThreads: k rounds of argmax (ties: lower index).
+// One block of kThreads: k rounds of argmax (ties: lower index). A NaN score
+// (a finite query so large that phi overflows) ranks as -inf, and a chosen
+// segment is marked NaN, so each round picks a valid index not chosen
+// before (k < n). REQUIRES: k < n.
 __global__ void topk_kernel(float* __restrict__ score, int64_t n, int64_t k, int64_t* __restrict__ chosen) {
   __shared__ float best[kThreads];
   __shared__ int64_t idx[kThreads];
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    if (isnan(score[i])) score[i] = -INFINITY;
+  __syncthreads();
   for (int64_t r = 0; r < k; ++r) {
     float b = -INFINITY;
     int64_t bi = n;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-      if (score[i] > b) b = score[i], bi = i;  // strided ascending: first max kept
+      const float s = score[i];
+      if (s > b || (s == b && i < bi)) b = s, bi = i;  // NaN (chosen) never compares true
     }
     best[threadIdx.x] = b;
     idx[threadIdx.x] = bi;
@@ -194,7 +201,7 @@ __global__ void topk_kernel(float* __restrict__ score, int64_t n, int64_t k, int
     }
     if (threadIdx.x == 0) {
       chosen[r] = idx[0];
-      score[idx[0]] = -INFINITY;
+      score[idx[0]] = NAN;
     }
     __syncthreads();
   }

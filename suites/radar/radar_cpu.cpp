@@ -484,11 +484,13 @@ struct Cache::Impl {
     }
   }
 
-  // The k best segments by score (ties: the lower index).
+  // The k best segments by score (ties: the lower index; a NaN score, from a
+  // finite query so large that phi overflows, ranks as -inf).
   std::vector<int64_t> TopK(const float* score, int64_t k) const {
     std::vector<int64_t> order(static_cast<size_t>(n_seg));
     std::iota(order.begin(), order.end(), int64_t{0});
-    auto better = [&](int64_t a, int64_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); };
+    auto key = [&](int64_t i) { return std::isnan(score[i]) ? -INFINITY : score[i]; };
+    auto better = [&](int64_t a, int64_t b) { return key(a) > key(b) || (key(a) == key(b) && a < b); };
     std::nth_element(order.begin(), order.begin() + k, order.end(), better);
     order.resize(static_cast<size_t>(k));
     return order;

@@ -56,6 +56,10 @@ void LmAttention::operator()(const lm_suite::DecodeAttention& a) {
   if (a.t < synced_[a.layer] + 1)
     throw std::invalid_argument("radar lm: the KV cache shrank (call Reset() after a new Prefill)");
   const int64_t first = synced_[a.layer], n = a.t - first;
+  // Every head's new rows and queries before any head's cache changes.
+  cb::ref::radar::RequireFinite(a.keys + first * KVd, n * KVd, "key");
+  cb::ref::radar::RequireFinite(a.values + first * KVd, n * KVd, "value");
+  cb::ref::radar::RequireFinite(a.q, int64_t{a.heads} * d, "query");
   if (config_.method == LmMethod::kStreaming) {
     // sink + the last w + 1 + B tokens, the spans merged when they meet.
     const int64_t sink = std::min<int64_t>(config_.radar.sink, a.t);

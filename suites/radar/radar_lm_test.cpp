@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fixtures/backend_test.h"
+#include "fixtures/expect_invalid.h"
 #include "fixtures/fresh_seed.h"
 #include "fixtures/tolerance.h"
 #include "harness/random.h"
@@ -152,6 +153,29 @@ TEST(RadarLm, ShrunkCacheIsRejected) {
   EXPECT_THROW(model.DecodeStep(3, kv), std::invalid_argument);
   radar.Reset();
   EXPECT_NO_THROW(model.DecodeStep(3, kv));
+}
+
+// A NaN in the second KV head's new key row is refused before the first
+// head's cache takes the rows: the same step given clean rows afterwards
+// gives what a hook that never saw the bad one gives.
+TEST(RadarLm, NonFiniteRowsAreRefusedBeforeAnyHeadChanges) {
+  const lm::TransformerConfig c = Small();
+  const int H = c.num_attention_heads, KV = c.num_key_value_heads, d = c.head_dim, t = 40;
+  const LmAttentionConfig config{.radar = {.window = 4, .budget = 8}};
+  LmAttention radar(c, config), fresh(c, config);
+  cb::harness::Rng rng(3, 0);
+  std::vector<float> keys(size_t(t) * KV * d), values(keys.size()), q(size_t(H) * d);
+  for (auto* x : {&keys, &values, &q})
+    for (float& v : *x) v = static_cast<float>(rng.Normal());
+  std::vector<float> bad = keys;
+  bad[size_t(t - 1) * KV * d + d + 3] = NAN;  // KV head 1, the last row
+  std::vector<float> got(q.size()), want(q.size());
+  lm_suite::DecodeAttention a{0, t, H, KV, d, q.data(), bad.data(), values.data(), got.data()};
+  cb::testing::ExpectInvalid([&] { radar(a); }, "radar: key entry 635 is NaN");
+  a.keys = keys.data();
+  radar(a);
+  fresh({0, t, H, KV, d, q.data(), keys.data(), values.data(), want.data()});
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

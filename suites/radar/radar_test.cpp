@@ -500,6 +500,37 @@ TEST_P(RadarBackendTest, RefusesNonFiniteEntriesAndKeepsItsState) {
   EXPECT_EQ(out, want);
 }
 
+// A finite query so large that phi overflows in fp32 (every score NaN) still
+// selects k distinct segments inside the cache: NaN ranks as -inf, ties go to
+// the lower index (the CUDA top-k once returned index n_seg and wrote past
+// its scores).
+TEST_P(RadarBackendTest, OverflowingQueryStillSelectsValidSegments) {
+  const int d = 16;
+  const int64_t t = 3000;
+  ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = 5};
+  Cache cache(backend(), cfg);
+  const auto k = ToFloat(Gaussian(t * d, 5, 0)), v = ToFloat(Gaussian(t * d, 5, 1));
+  cache.Append(k.data(), v.data(), t);
+  const std::vector<float> q(d, 3e19f);  // |q|^2 = 1.4e40: inf in fp32
+  std::vector<float> out(d);
+  const auto spans = cache.Decode(q.data(), out.data());
+  ASSERT_GT(cache.segments(), 0);
+  ASSERT_FALSE(cache.counters().exact);
+  int64_t attended = 0, end = 0;
+  for (const auto& [a, b] : spans) {
+    EXPECT_LE(end, a) << "spans overlap or are out of order";
+    EXPECT_LT(a, b);
+    end = b;
+    attended += b - a;
+  }
+  EXPECT_LE(end, t);
+  EXPECT_EQ(attended, static_cast<int64_t>(cache.counters().attended));
+  // The sink, k = budget / c whole segments and the tail.
+  const int64_t c = cache.segment_len(), k_seg = 48 / c;
+  const int64_t tail = t - (cfg.sink + cache.segments() * c);
+  EXPECT_EQ(attended, std::min<int64_t>(cfg.sink, t) + k_seg * c + tail);
+}
+
 CB_INSTANTIATE_BACKENDS(RadarBackendTest);
 
 }  // namespace
