@@ -248,6 +248,7 @@ std::vector<int64_t> Cache::Decode(const double* q, double* out) {
 void Attend(const double* q, const double* keys, const double* values, int d,
             const std::vector<int64_t>& tokens, double* out) {
   if (tokens.empty()) throw std::invalid_argument("radar: Attend() over no tokens");
+  RequireFinite(q, d, "query");
   const double inv = 1 / std::sqrt(double(d));
   std::vector<double> logit(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) logit[i] = Dot(q, keys + tokens[i] * d, d) * inv;

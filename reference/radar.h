@@ -149,7 +149,8 @@ class Cache {
 };
 
 // Exact softmax attention of q over the listed tokens of (t, d) keys/values,
-// fp64, scale 1/sqrt(d). REQUIRES: tokens non-empty.
+// fp64, scale 1/sqrt(d). REQUIRES: tokens non-empty. A non-finite entry of
+// q throws std::invalid_argument (keys and values are the caller's).
 void Attend(const double* q, const double* keys, const double* values, int d,
             const std::vector<int64_t>& tokens, double* out);
 

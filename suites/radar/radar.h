@@ -36,8 +36,10 @@ using Span = std::pair<int64_t, int64_t>;  // tokens [first, last)
 
 // Exact attention of q over the token spans of K, V (t, d) on the CPU with
 // AttendThreads(total tokens, threads) threads. out (d). REQUIRES: spans
-// non-empty. vector = false keeps to the portable kernel where the AVX-512
-// one would run (d = 64 or 128 on an AVX-512 CPU), so tests cover both.
+// non-empty. A non-finite entry of q throws std::invalid_argument (K and V
+// are not scanned: see DenseDecode). vector = false keeps to the portable
+// kernel where the AVX-512 one would run (d = 64 or 128 on an AVX-512 CPU),
+// so tests cover both.
 void AttendSpansCpu(const float* q, const float* keys, const float* values, int d,
                     const std::vector<Span>& spans, float* out, int threads = 0,
                     bool vector = true);

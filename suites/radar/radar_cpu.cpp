@@ -281,6 +281,7 @@ void AttendSpansCpu(const float* q, const float* keys, const float* values, int 
   int64_t total = 0;
   for (const auto& s : spans) total += s.second - s.first;
   if (total <= 0) throw std::invalid_argument("radar: attention over no tokens");
+  ref::RequireFinite(q, d, "query");
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const int parts = AttendThreads(total, threads);
   const auto pieces = Split(spans, parts);

@@ -297,6 +297,11 @@ TEST(RadarInput, ReferenceRefusesNonFiniteEntriesAndKeepsItsState) {
   std::vector<double> got(d), want(d);
   EXPECT_EQ(cache.Decode(q.data(), got.data()), clean.Decode(q.data(), want.data()));
   EXPECT_EQ(got, want);
+  auto nan_q = q;
+  nan_q[0] = std::nan("");
+  ExpectInvalid([&] { ref::DenseDecode(nan_q.data(), k.data(), v.data(), t, d, got.data()); }, "query entry 0");
+  ExpectInvalid([&] { ref::StreamingDecode(nan_q.data(), k.data(), v.data(), t, d, 4, 16, got.data()); },
+                "query entry 0");
 }
 
 // --- Generator -------------------------------------------------------------------
@@ -489,6 +494,9 @@ TEST_P(RadarBackendTest, RefusesNonFiniteEntriesAndKeepsItsState) {
     ExpectInvalid([&] { cache.DecodeDense(&bad_q[2 * d], out.data()); }, "radar: query entry 7 is ");
     ExpectInvalid([&] { DenseDecode(backend(), &bad_q[2 * d], k.data(), v.data(), t, d, out.data()); },
                   "radar: query entry 7 is ");
+    if (backend() == h::Backend::kCpu)
+      ExpectInvalid([&] { AttendSpansCpu(&bad_q[2 * d], k.data(), v.data(), d, {{0, t}}, out.data()); },
+                    "radar: query entry 7 is ");
     auto bad_kv = k;
     bad_kv[d + 2] = bad;
     ExpectInvalid([&] { cache.Append(bad_kv.data(), v.data(), 2); }, "radar: key entry 18 is ");
