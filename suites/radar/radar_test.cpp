@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <numeric>
 #include <set>
 #include <vector>
@@ -386,6 +387,18 @@ TEST(RadarAttendCpu, BothKernelsMatchTheReferenceOverSpans) {
 
 class RadarBackendTest : public cb::testing::BackendTest {};
 
+// t random tokens of width d, appended to every cache, and nq random queries.
+struct RandomTokens {
+  std::vector<float> keys, values, queries;
+};
+RandomTokens AppendRandomTokens(std::initializer_list<Cache*> caches, int d, int64_t t, int nq,
+                                uint64_t seed) {
+  RandomTokens x{ToFloat(Gaussian(t * d, seed, 0)), ToFloat(Gaussian(t * d, seed, 1)),
+                 ToFloat(Gaussian(nq * d, seed, 2))};
+  for (Cache* c : caches) c->Append(x.keys.data(), x.values.data(), t);
+  return x;
+}
+
 TEST_P(RadarBackendTest, DenseDecodeMatchesReference) {
   const int d = 64;
   const int64_t t = 40000;  // > 2 x 16384: the split-K path with two parts
@@ -456,10 +469,7 @@ TEST_P(RadarBackendTest, DecodeGroupEqualsOneDecodePerQuery) {
   const int64_t t = 5000;
   ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = seed};
   Cache group(backend(), cfg), single(backend(), cfg);
-  const auto k = ToFloat(Gaussian(t * d, seed, 0)), v = ToFloat(Gaussian(t * d, seed, 1));
-  const auto q = ToFloat(Gaussian(nq * d, seed, 2));
-  group.Append(k.data(), v.data(), t);
-  single.Append(k.data(), v.data(), t);
+  const auto q = AppendRandomTokens({&group, &single}, d, t, nq, seed).queries;
   std::vector<float> got(nq * d, std::nanf("")), want(nq * d, std::nanf(""));
   const auto spans = group.DecodeGroup(q.data(), nq, got.data());
   ASSERT_EQ(spans.size(), size_t(nq));
@@ -481,10 +491,7 @@ TEST_P(RadarBackendTest, RefusesNonFiniteEntriesAndKeepsItsState) {
   const int64_t t = 3000;
   ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = seed};
   Cache cache(backend(), cfg), clean(backend(), cfg);
-  const auto k = ToFloat(Gaussian(t * d, seed, 0)), v = ToFloat(Gaussian(t * d, seed, 1));
-  const auto q = ToFloat(Gaussian(nq * d, seed, 2));
-  cache.Append(k.data(), v.data(), t);
-  clean.Append(k.data(), v.data(), t);
+  const auto [k, v, q] = AppendRandomTokens({&cache, &clean}, d, t, nq, seed);
   std::vector<float> out(nq * d);
   for (float bad : {std::nanf(""), HUGE_VALF, -HUGE_VALF}) {
     auto bad_q = q;
@@ -517,8 +524,7 @@ TEST_P(RadarBackendTest, OverflowingQueryStillSelectsValidSegments) {
   const int64_t t = 3000;
   ref::Config cfg{.d = d, .window = 32, .aspect = 2, .budget = 48, .seed = 5};
   Cache cache(backend(), cfg);
-  const auto k = ToFloat(Gaussian(t * d, 5, 0)), v = ToFloat(Gaussian(t * d, 5, 1));
-  cache.Append(k.data(), v.data(), t);
+  AppendRandomTokens({&cache}, d, t, 0, 5);
   const std::vector<float> q(d, 3e19f);  // |q|^2 = 1.4e40: inf in fp32
   std::vector<float> out(d);
   const auto spans = cache.Decode(q.data(), out.data());
