@@ -515,10 +515,12 @@ TEST_P(RadarBackendTest, RefusesNonFiniteEntriesAndKeepsItsState) {
   EXPECT_EQ(out, want);
 }
 
-// A finite query so large that phi overflows in fp32 (every score NaN) still
-// selects k distinct segments inside the cache: NaN ranks as -inf, ties go to
-// the lower index (the CUDA top-k once returned index n_seg and wrote past
-// its scores).
+// A finite query so large that phi overflows in fp32 (every score NaN)
+// selects by the tie rule alone: NaN ranks as -inf and ties go to the lower
+// index, so the first k segments, merged with the sink. The CUDA instance
+// catches the kernel that returned index n_seg and wrote past its scores;
+// the CPU one cannot catch a NaN-unsafe comparator (on this input it happens
+// to keep the same order: checked by removing the NaN mapping).
 TEST_P(RadarBackendTest, OverflowingQueryStillSelectsValidSegments) {
   const int d = 16;
   const int64_t t = 3000;
@@ -528,21 +530,11 @@ TEST_P(RadarBackendTest, OverflowingQueryStillSelectsValidSegments) {
   const std::vector<float> q(d, 3e19f);  // |q|^2 = 1.4e40: inf in fp32
   std::vector<float> out(d);
   const auto spans = cache.Decode(q.data(), out.data());
-  ASSERT_GT(cache.segments(), 0);
   ASSERT_FALSE(cache.counters().exact);
-  int64_t attended = 0, end = 0;
-  for (const auto& [a, b] : spans) {
-    EXPECT_LE(end, a) << "spans overlap or are out of order";
-    EXPECT_LT(a, b);
-    end = b;
-    attended += b - a;
-  }
-  EXPECT_LE(end, t);
-  EXPECT_EQ(attended, static_cast<int64_t>(cache.counters().attended));
-  // The sink, k = budget / c whole segments and the tail.
-  const int64_t c = cache.segment_len(), k_seg = 48 / c;
-  const int64_t tail = t - (cfg.sink + cache.segments() * c);
-  EXPECT_EQ(attended, std::min<int64_t>(cfg.sink, t) + k_seg * c + tail);
+  const int64_t c = cache.segment_len(), k = cfg.budget / c, covered = cfg.sink + cache.segments() * c;
+  ASSERT_LT(k, cache.segments());
+  EXPECT_EQ(spans, (std::vector<Span>{{0, cfg.sink + k * c}, {covered, t}}));
+  EXPECT_EQ(cache.counters().attended, static_cast<uint64_t>(cfg.sink + k * c + t - covered));
 }
 
 CB_INSTANTIATE_BACKENDS(RadarBackendTest);
