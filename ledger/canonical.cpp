@@ -232,7 +232,7 @@ void EncodeResult(const ResultView& r, std::string* out) {
 
 std::string ClaimViewProblem(const ClaimView& c) {
   const std::string version = std::to_string(c.hash_version);
-  if (c.hash_version < 1 || c.hash_version > 4) return "unknown hash_version " + version;
+  if (c.hash_version < 1 || c.hash_version > 5) return "unknown hash_version " + version;
   if (c.hash_version <= 2 && c.depends_on_clock) {
     return "depends_on_clock set on a hash_version " + version + " claim (its hash would not cover it)";
   }
@@ -245,8 +245,21 @@ std::string ClaimViewProblem(const ClaimView& c) {
   if (c.hash_version <= 3 && c.own_results) {
     return "own_results set on a hash_version " + version + " claim (its hash would not cover it)";
   }
-  if (c.hash_version == 4) {
-    if (!c.own_results) return "own_results missing on a hash_version 4 claim";
+  if (c.hash_version <= 4 && (c.kind || c.criterion_hash || c.inputs_json)) {
+    return "kind, criterion_hash or inputs set on a hash_version " + version +
+           " claim (its hash would not cover them)";
+  }
+  if (c.hash_version == 5) {
+    if (!c.kind || (*c.kind != "paper" && *c.kind != "prerequisite")) {
+      return "kind missing or not 'paper' or 'prerequisite' on a hash_version 5 claim";
+    }
+    if (!c.criterion_hash || (!c.criterion_hash->empty() && c.criterion_hash->size() != 32)) {
+      return "criterion_hash missing or neither empty nor 32 hex digits on a hash_version 5 claim";
+    }
+    if (!c.inputs_json) return "inputs missing on a hash_version 5 claim";
+  }
+  if (c.hash_version >= 4) {
+    if (!c.own_results) return "own_results missing on a hash_version " + version + " claim";
     if (*c.own_results < 0) {
       return "own_results " + std::to_string(*c.own_results) + " is negative";
     }
@@ -260,7 +273,8 @@ void EncodeClaim(const ClaimView& c, std::string* out) {
   w.Text("record", c.hash_version == 1   ? "claim/1"
                    : c.hash_version == 2 ? "claim/2"
                    : c.hash_version == 3 ? "claim/3"
-                                         : "claim/4");
+                   : c.hash_version == 4 ? "claim/4"
+                                         : "claim/5");
   if (c.hash_version == 1) w.Int("seq", c.seq);
   w.Text("claim_id", c.claim_id);
   w.Text("suite", c.suite);
@@ -284,6 +298,10 @@ void EncodeClaim(const ClaimView& c, std::string* out) {
   w.Int("depends_on_clock", c.depends_on_clock.value_or(0));
   if (c.hash_version == 3) return;
   w.Int("own_results", c.own_results.value_or(0));
+  if (c.hash_version == 4) return;
+  w.Text("kind", c.kind.value_or(""));
+  w.Text("criterion_hash", c.criterion_hash.value_or(""));
+  w.Json("inputs", c.inputs_json.value_or("[]"));
 }
 
 void EncodeRunMeta(const RunView& run, std::string* out) {

@@ -29,7 +29,7 @@
 //   0x07 BLOB      the bytes as stored (cache/1's response)
 //
 // The first field of every record is `record` (TEXT) naming the record kind
-// and its encoding version: "result/1".."result/4", "claim/1".."claim/4",
+// and its encoding version: "result/1".."result/4", "claim/1".."claim/5",
 // "run/1".
 //
 //   result/4: result/3 followed by kind (TEXT "exact" | "estimate" |
@@ -43,6 +43,9 @@
 //   result/1: the same without the three energy fields (rows written before
 //             schema version 2, which added them; their energy columns stay
 //             NULL and are checked to be NULL by Verify)
+//   claim/5:  claim/4 followed by kind (TEXT "paper" | "prerequisite"),
+//             criterion_hash (TEXT: 32 hex, "" when not recorded) and inputs (JSON array of the
+//             user's inputs; [] for none) (schema version 7)
 //   claim/4:  claim/3 followed by own_results (INT: how many result rows
 //             the claim recorded, the run's rows after the previous claim's;
 //             a count, not a position, so the hash stays the same when the
@@ -116,7 +119,7 @@ inline constexpr int kResultHashVersion = 4;
 // version 4) adds depends_on_clock; older claims have it NULL. claim/4 (schema
 // version 6) adds own_results, which tells which result rows a claim
 // produced (`run --resume` copies them); older claims have it NULL.
-inline constexpr int kClaimHashVersion = 4;
+inline constexpr int kClaimHashVersion = 5;
 
 // The stored names of cb::harness::ResultKind ("exact", "estimate", "timing").
 std::optional<cb::harness::ResultKind> ParseResultKind(std::string_view name);
@@ -209,9 +212,12 @@ struct ClaimView {
   std::string_view requirements_json;  // canonical JSON text
   // claim/3 and later: 0 or 1. NULL on claim/1 and claim/2 rows.
   std::optional<int64_t> depends_on_clock;
-  // claim/4 only: how many result rows the claim recorded (>= 0). NULL on
-  // claim/1-3 rows.
+  // claim/4 and later: how many result rows the claim recorded (>= 0). NULL
+  // on claim/1-3 rows.
   std::optional<int64_t> own_results;
+  // claim/5 only; NULL on claim/1-4 rows.
+  std::optional<std::string_view> kind, criterion_hash;
+  std::optional<std::string_view> inputs_json;  // canonical JSON array
 };
 
 struct RunView {

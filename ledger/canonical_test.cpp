@@ -199,11 +199,33 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
   ClaimRow counted = claim;
   counted.own_results = claim.own_results.value_or(0) + 1;
   EXPECT_FALSE(hash_of(counted) == base) << "changing own_results did not change the hash";
+  // claim/5: what the claim is and what it rests on.
+  for (const auto& [what, edit] : std::vector<std::pair<std::string, std::function<void(ClaimRow&)>>>{
+           {"kind", [](ClaimRow& c) { c.kind = "prerequisite"; }},
+           {"criterion_hash", [](ClaimRow& c) { c.criterion_hash = std::string(32, 'f'); }},
+           {"inputs", [](ClaimRow& c) {
+              c.inputs = nlohmann::json::array({{{"role", "endpoint"}, {"content_hash", "00"}}});
+            }}}) {
+    ClaimRow c = claim;
+    edit(c);
+    EXPECT_FALSE(hash_of(c) == base) << "changing " << what << " did not change the hash";
+  }
   CanonicalClaim v1_row(claim, 1), v1_moved(claim, 2);
   ClaimView v1 = v1_row.view(), moved = v1_moved.view();
-  EXPECT_EQ(v1.hash_version, 4);
+  EXPECT_EQ(v1.hash_version, 5);
+  EXPECT_EQ(v1.kind, "paper");  // written as a paper claim when left unset
   EXPECT_TRUE(v1.depends_on_clock.has_value());
   EXPECT_TRUE(v1.own_results.has_value());
+  v1.hash_version = 4;
+  EXPECT_EQ(ClaimViewProblem(v1),
+            "kind, criterion_hash or inputs set on a hash_version 4 claim (its hash would not cover them)");
+  v1.kind.reset();
+  v1.criterion_hash.reset();
+  v1.inputs_json.reset();
+  moved.kind.reset();
+  moved.criterion_hash.reset();
+  moved.inputs_json.reset();
+  EXPECT_TRUE(ClaimViewProblem(v1).empty());
   v1.hash_version = 3;
   EXPECT_EQ(ClaimViewProblem(v1), "own_results set on a hash_version 3 claim (its hash would not cover it)");
   v1.own_results.reset();
@@ -220,7 +242,9 @@ TEST(CanonicalTest, EveryClaimFieldChangesTheHash) {
   v1.hash_version = 4;
   EXPECT_FALSE(ClaimViewProblem(v1).empty());
   v1.hash_version = 5;
-  EXPECT_EQ(ClaimViewProblem(v1), "unknown hash_version 5");
+  EXPECT_FALSE(ClaimViewProblem(v1).empty()) << "a claim/5 row needs its kind";
+  v1.hash_version = 6;
+  EXPECT_EQ(ClaimViewProblem(v1), "unknown hash_version 6");
 }
 
 TEST(CanonicalTest, EmptyTextAndNullDiffer) {

@@ -14,12 +14,14 @@
 //                 samples, input_hash, output_hash, threads, energy_j,
 //                 energy_source, energy_window_s, kind, content_hash}, ...],
 //    "claims":  [{seq, hash_version, claim_id, ..., requirements_json,
-//                 depends_on_clock, own_results, content_hash}, ...]}
+//                 depends_on_clock, own_results, kind, criterion_hash,
+//                 inputs_json, content_hash}, ...]}
 //   (a claim without hash_version, from an older export, is a claim/1 row;
 //   kind and depends_on_clock are null on rows recorded before schema
 //   version 4 (result/1-3, claim/1-2), own_results on claims recorded
-//   before schema version 6 (claim/1-3), and each is absent from older
-//   exports, which reads the same)
+//   before schema version 6 (claim/1-3), a claim's kind, criterion_hash and
+//   inputs_json before schema version 7 (claim/1-4), and each is absent
+//   from older exports, which reads the same)
 //
 // The *_json fields travel as the exact stored text, not as parsed objects:
 // hashes cover those bytes, and re-serialising them (possibly with another
@@ -127,6 +129,9 @@ nlohmann::json ClaimJson(const StoredClaim& row) {
           {"depends_on_clock", v.depends_on_clock ? nlohmann::json(*v.depends_on_clock != 0)
                                                   : nlohmann::json()},
           {"own_results", v.own_results ? nlohmann::json(*v.own_results) : nlohmann::json()},
+          {"kind", OptTextJson(v.kind)},
+          {"criterion_hash", OptTextJson(v.criterion_hash)},
+          {"inputs_json", OptTextJson(v.inputs_json)},
           {"content_hash", row.content_hash}};
 }
 
@@ -309,6 +314,7 @@ struct ImportedClaim {
   std::string claim_id, suite, paper, section, statement, paper_value, paper_setting;
   std::string our_setting, metric, criterion, scale, verdict, reason, requirements_json;
   std::string content_hash;
+  std::optional<std::string> kind, criterion_hash, inputs_json;
   ClaimView view;
 };
 
@@ -382,6 +388,9 @@ void DecodeClaim(const Fields& f, ImportedClaim* c) {
   c->requirements_json = f.Str("requirements_json");
   if (const auto clock = f.AbsentOrOptBool("depends_on_clock")) v.depends_on_clock = *clock ? 1 : 0;
   v.own_results = f.AbsentOrOptInt("own_results");
+  c->kind = f.AbsentOrOptStr("kind");
+  c->criterion_hash = f.AbsentOrOptStr("criterion_hash");
+  c->inputs_json = f.AbsentOrOptStr("inputs_json");
   c->content_hash = f.Str("content_hash");
   v.claim_id = c->claim_id;
   v.suite = c->suite;
@@ -397,6 +406,9 @@ void DecodeClaim(const Fields& f, ImportedClaim* c) {
   v.verdict = c->verdict;
   v.reason = c->reason;
   v.requirements_json = c->requirements_json;
+  if (c->kind) v.kind = std::string_view(*c->kind);
+  if (c->criterion_hash) v.criterion_hash = std::string_view(*c->criterion_hash);
+  if (c->inputs_json) v.inputs_json = std::string_view(*c->inputs_json);
 }
 
 bool CheckHash(std::string_view stored_hex, const Hash128& computed) {

@@ -153,7 +153,7 @@ TEST_F(ExchangeTest, KindIsCoveredByTheImportCheck) {
   line["claims"][0].erase("depends_on_clock");
   std::istringstream in2(line.dump() + "\n");
   const std::string what2 = ErrorOf([&] { target.Import(in2, "x.jsonl"); });
-  EXPECT_NE(what2.find("depends_on_clock missing on a hash_version 4 claim"), std::string::npos)
+  EXPECT_NE(what2.find("depends_on_clock missing on a hash_version 5 claim"), std::string::npos)
       << what2;
   // Likewise own_results (claim/4), which says which results are the claim's.
   line = nlohmann::json::parse(Lines(ExportAll(source)).at(0));
@@ -161,7 +161,7 @@ TEST_F(ExchangeTest, KindIsCoveredByTheImportCheck) {
   line["claims"][0].erase("own_results");
   std::istringstream in3(line.dump() + "\n");
   const std::string what3 = ErrorOf([&] { target.Import(in3, "x.jsonl"); });
-  EXPECT_NE(what3.find("own_results missing on a hash_version 4 claim"), std::string::npos) << what3;
+  EXPECT_NE(what3.find("own_results missing on a hash_version 5 claim"), std::string::npos) << what3;
   line = nlohmann::json::parse(Lines(ExportAll(source)).at(0));
   line["claims"][0]["own_results"] = line["claims"][0]["own_results"].get<int64_t>() + 1;
   std::istringstream in4(line.dump() + "\n");

@@ -48,7 +48,7 @@ class LedgerError : public std::runtime_error {
 
 // Current schema version (PRAGMA user_version). Opening an older file
 // migrates it forward in one transaction; a newer one is refused.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* RunStatusName(RunStatus s);  // "running", "complete", ...
@@ -72,7 +72,7 @@ using Result = cb::harness::Result;
 struct ClaimRow {
   std::string claim_id, suite, paper, section, statement;
   std::string paper_value, paper_setting, our_setting;
-  std::string metric, criterion, scale;        // scale: "paper-scale" | "mechanism"
+  std::string metric, criterion, scale;        // scale: "mechanism" | "real" | "paper-scale"
   std::string verdict;                         // REPRODUCED | NOT_REPRODUCED | INCONCLUSIVE | UNMEASURABLE
   std::optional<double> value, ci_low, ci_high;
   double confidence = 0.95;
@@ -88,6 +88,14 @@ struct ClaimRow {
   // by AddClaim (whatever the caller put here); nullopt when read back from
   // a claim recorded before schema version 6.
   std::optional<int64_t> own_results;
+  // Schema version 7 (claim/5); nullopt when read back from an older claim.
+  std::optional<std::string> kind;            // "paper" | "prerequisite"
+  // harness CriterionHash(): the pre-registered criterion; written as ""
+  // (not recorded) when left unset.
+  std::optional<std::string> criterion_hash;
+  // The user's inputs behind the verdict (harness ClaimInput): an array of
+  // {role, name, content_hash, declared}; empty for a mechanism-scale verdict.
+  std::optional<nlohmann::json> inputs;
 };
 
 // A claim's measured value for tables: "0.3063 [0.2999, 0.3111]" (4

@@ -69,7 +69,7 @@ TEST(ResultsRecorded, IsHashedAnEditIsCaughtByVerify) {
   EXPECT_EQ(ledger.Verify().first_error, "claims row 1 (run 1): content_hash mismatch");
   ASSERT_EQ(testutil::ExecSql(dir.File("l.db"), "UPDATE claims SET own_results = NULL WHERE id = 1"), "");
   EXPECT_EQ(ledger.Verify().first_error,
-            "claims row 1 (run 1): own_results missing on a hash_version 4 claim");
+            "claims row 1 (run 1): own_results missing on a hash_version 5 claim");
 }
 
 TEST(PlanResume, KeepsEachRecordedClaimWithItsOwnResultsAndDropsTheCutOffClaimsRows) {

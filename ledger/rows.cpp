@@ -69,6 +69,9 @@ const char* ReadClaim(const sql::Stmt& s, StoredClaim* out) {
   v.hash_version = static_cast<int>(c.Int(22, "hash_version"));
   v.depends_on_clock = c.OptInt(23, "depends_on_clock");
   v.own_results = c.OptInt(24, "own_results");
+  v.kind = c.OptText(25, "kind");
+  v.criterion_hash = c.OptText(26, "criterion_hash");
+  v.inputs_json = c.OptText(27, "inputs_json");
   return c.problem();
 }
 
@@ -151,6 +154,9 @@ void BindClaim(sql::Stmt& insert, int64_t run_id, const ClaimView& c,
   insert.BindInt(22, c.hash_version);
   insert.BindOptInt(23, c.depends_on_clock);
   insert.BindOptInt(24, c.own_results);
+  insert.BindOptText(25, c.kind);
+  insert.BindOptText(26, c.criterion_hash);
+  insert.BindOptText(27, c.inputs_json);
 }
 
 void BindRun(sql::Stmt& insert, const RunView& run, std::string_view host, int64_t pid,
@@ -221,6 +227,13 @@ CanonicalClaim::CanonicalClaim(const ClaimRow& c, int64_t seq)
   view_.requirements_json = requirements_json_;
   view_.depends_on_clock = c.depends_on_clock.value_or(false) ? 1 : 0;
   view_.own_results = c.own_results;
+  // claim/5 fields left unset are written as a paper claim with no
+  // recorded criterion and no user inputs (as depends_on_clock is false).
+  view_.kind = c.kind ? std::string_view(*c.kind) : std::string_view("paper");
+  // A non-null empty text: sqlite3_bind_text binds a null pointer as NULL.
+  view_.criterion_hash = c.criterion_hash ? std::string_view(*c.criterion_hash) : std::string_view("");
+  inputs_json_ = CanonicalJson(c.inputs.value_or(nlohmann::json::array()));
+  view_.inputs_json = std::string_view(inputs_json_);
 }
 
 OwnedRun OwnedRun::Copy(const RunView& v) {
@@ -310,6 +323,9 @@ ClaimRow ToClaimRow(const ClaimView& v) {
   c.requirements = nlohmann::json::parse(v.requirements_json, nullptr, false);
   if (v.depends_on_clock) c.depends_on_clock = *v.depends_on_clock != 0;
   c.own_results = v.own_results;
+  if (v.kind) c.kind = std::string(*v.kind);
+  if (v.criterion_hash) c.criterion_hash = std::string(*v.criterion_hash);
+  if (v.inputs_json) c.inputs = nlohmann::json::parse(*v.inputs_json, nullptr, false);
   return c;
 }
 

@@ -32,7 +32,8 @@ namespace cb::ledger {
 #define CB_LEDGER_CLAIM_COLUMNS                                                            \
   "id, run_id, seq, claim_id, suite, paper, section, statement, paper_value, paper_setting, " \
   "our_setting, metric, criterion, scale, verdict, value, ci_low, ci_high, confidence, "    \
-  "reason, requirements_json, content_hash, hash_version, depends_on_clock, own_results"
+  "reason, requirements_json, content_hash, hash_version, depends_on_clock, own_results, "    \
+  "kind, criterion_hash, inputs_json"
 #define CB_LEDGER_RUN_COLUMNS                                                              \
   "id, run_uuid, status, command, profile, seed, git_commit, git_dirty, source_hash, "      \
   "platform_hash, platform_json, build_json, started_at, finished_at, host, pid, pid_start, " \
@@ -60,9 +61,9 @@ inline constexpr char kInsertClaim[] =
     "INSERT INTO claims (run_id, seq, claim_id, suite, paper, section, statement, paper_value, "
     "paper_setting, our_setting, metric, criterion, scale, verdict, value, ci_low, ci_high, "
     "confidence, reason, requirements_json, content_hash, hash_version, depends_on_clock, "
-    "own_results) "
+    "own_results, kind, criterion_hash, inputs_json) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24)";
+    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
 // The meta of a run; status, seal columns and chain are set separately.
 inline constexpr char kInsertRun[] =
     "INSERT INTO runs (run_uuid, status, command, profile, seed, git_commit, git_dirty, "
@@ -141,7 +142,7 @@ class CanonicalClaim {
   const ClaimView& view() const { return view_; }
 
  private:
-  std::string requirements_json_;
+  std::string requirements_json_, inputs_json_;
   ClaimView view_;
 };
 

@@ -204,6 +204,18 @@ constexpr const char* kStep6 = R"sql(
 ALTER TABLE claims ADD COLUMN own_results INTEGER;
 )sql";
 
+// Version 7: what a verdict is and what it rests on. claims.kind ("paper" |
+// "prerequisite"), claims.criterion_hash (the pre-registered criterion, so
+// that a changed criterion is seen as such) and claims.inputs_json (the
+// user's inputs and their content hashes, from which the scale follows).
+// NULL on existing claims (claim/1-4 do not hash them); new claims are
+// claim/5 (ledger/canonical.h).
+constexpr const char* kStep7 = R"sql(
+ALTER TABLE claims ADD COLUMN kind TEXT;
+ALTER TABLE claims ADD COLUMN criterion_hash TEXT;
+ALTER TABLE claims ADD COLUMN inputs_json TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "runs, results and claims", kStep1},
     {2, "energy columns, ceilings, artifacts, decisions, http_cache", kStep2},
@@ -212,6 +224,7 @@ constexpr Migration kMigrations[] = {
     {5, "content_hash of ceilings, artifacts, decisions and http_cache rows", kStep5,
      HashUnhashedSideRows},
     {6, "claims.own_results (which results are a claim's)", kStep6},
+    {7, "claims.kind, criterion_hash and inputs_json", kStep7},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

@@ -178,7 +178,7 @@ TEST_F(VerifyTest, TamperedDependsOnClockIsCaught) {
   EXPECT_EQ(VerifyNow().first_error, "claims row 2 (run 2): depends_on_clock 2 is not 0 or 1");
   Edit("UPDATE claims SET depends_on_clock = NULL WHERE id = 2");
   EXPECT_EQ(VerifyNow().first_error,
-            "claims row 2 (run 2): depends_on_clock missing on a hash_version 4 claim");
+            "claims row 2 (run 2): depends_on_clock missing on a hash_version 5 claim");
 }
 
 TEST_F(VerifyTest, UnsealedRunsAreCountedNotErrors) {

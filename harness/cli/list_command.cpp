@@ -20,8 +20,28 @@ std::string Requirements(const h::Requirements& r) {
   if (r.gpu) s += "gpu ";
   if (r.energy_meter) s += "energy ";
   if (r.endpoint) s += "endpoint ";
+  if (r.min_profile != h::Profile::kSmoke) s += std::string("profile>=") + h::ProfileName(r.min_profile) + " ";
   if (!s.empty()) s.pop_back();
   return s.empty() ? "-" : s;
+}
+
+// The scale a run here would give the claim now: `real` where it queries
+// the user's endpoint and one is set; the built-in substrates otherwise (a
+// claim that takes a user's file says so when it is given one).
+const char* ScaleHere(const h::ClaimSpec& s) {
+  const bool endpoint = s.requirements.endpoint && h::UnmetRequirement({.endpoint = true}).empty();
+  return h::ScaleName(endpoint ? h::Scale::kReal : h::Scale::kMechanism);
+}
+
+// The verdicts that some synthetic measurement gets from `c`, each checked
+// by deciding its witness: what the registry-wide falsifiability test reads.
+nlohmann::json Outcomes(const h::Criterion& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const h::Verdict v : {h::Verdict::kReproduced, h::Verdict::kNotReproduced, h::Verdict::kInconclusive}) {
+    const auto witness = c.Witness(v);
+    if (witness && c.Decide(*witness, nullptr) == v) out.push_back(h::VerdictName(v));
+  }
+  return out;
 }
 
 int List(bool json) {
@@ -46,9 +66,17 @@ int List(bool json) {
       const auto& s = def.spec;
       out["claims"].push_back({{"id", s.id},
                                {"suite", s.suite},
+                               {"kind", h::ClaimKindName(s.kind)},
+                               {"check_of", s.check_of},
                                {"paper", s.paper},
                                {"statement", s.statement},
-                               {"scale", h::ScaleName(s.scale)},
+                               {"scale", ScaleHere(s)},
+                               {"paper_inputs", s.paper_inputs},
+                               {"criterion", s.criterion.Text()},
+                               {"criterion_can_fail", s.criterion.CannotFail().empty()},
+                               {"criterion_outcomes", Outcomes(s.criterion)},
+                               {"criterion_hash", h::CriterionHash(s)},
+                               {"criterion_reason", s.criterion_reason},
                                {"requires", Requirements(s.requirements)},
                                {"unmet", h::UnmetRequirement(s.requirements)}});
     }
@@ -76,8 +104,9 @@ int List(bool json) {
   for (const auto& def : h::RegisteredClaims()) {
     const auto& s = def.spec;
     const std::string unmet = h::UnmetRequirement(s.requirements);
-    std::printf("  %s %s %s %s\n", Fit(s.id, 16).c_str(), Fit(h::ScaleName(s.scale), 12).c_str(),
-                Fit(Requirements(s.requirements), 16).c_str(), s.statement.c_str());
+    std::printf("  %s %s %s %s %s\n", Fit(s.id, 16).c_str(), Fit(h::ClaimKindName(s.kind), 12).c_str(),
+                Fit(ScaleHere(s), 10).c_str(), Fit(Requirements(s.requirements), 16).c_str(),
+                s.statement.c_str());
     if (!unmet.empty()) std::printf("  %s (unmeasurable here: %s)\n", std::string(16, ' ').c_str(), unmet.c_str());
   }
   return kExitOk;

@@ -228,6 +228,19 @@ GateRow GateClaim(const ClaimRow* b, const ClaimRow* c) {
   } else if (*clock) {
     g.note = "the verdict rests on a clock or meter (depends_on_clock): reported, not gated";
   }
+  // A claim judged by another criterion is another claim: its verdict is not
+  // compared with the old one (neither a regression nor a match), and the
+  // change is reported as such. Claims recorded before ledger schema 7 carry
+  // no criterion hash; those are compared as before.
+  if (b->criterion_hash.value_or("") != "" && c->criterion_hash.value_or("") != "" &&
+      *b->criterion_hash != *c->criterion_hash) {
+    g.verdict = "CRITERION_CHANGED";
+    g.gated = false;
+    g.note = "the criterion changed (" + b->criterion_hash->substr(0, 12) + " -> " +
+             c->criterion_hash->substr(0, 12) + "): " + b->verdict + " under the old one, " + c->verdict +
+             " under the new one; not compared";
+    return g;
+  }
   const bool ignored = !g.gated;
   if (b->verdict == c->verdict) {
     g.verdict = "MATCH";

@@ -40,7 +40,10 @@
 //     declares one, the pair is compared as that kind but reported, not
 //     gated (the note says so); when neither does, VALUE, reported.
 //   claims: WORSE when the baseline verdict was REPRODUCED and the candidate's
-//     is anything else; IMPROVED the other way; MATCH / CHANGED otherwise.
+//     is anything else; IMPROVED the other way; MATCH / CHANGED otherwise;
+//     CRITERION_CHANGED when both sides recorded a criterion hash (schema 7)
+//     and they differ: the verdicts answer different questions, so they are
+//     reported side by side and never gated.
 //     A claim whose verdict rests on a clock or meter (ClaimSpec::
 //     depends_on_clock, stored since schema 4; the candidate's declaration
 //     wins) is reported, not gated; so is one neither side declared.

@@ -3,11 +3,13 @@
 // Per-run series of one metric and their change points (see history.h).
 #include "ledger/analysis/history.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include "harness/criterion.h"
 #include "harness/stats.h"
 
 namespace cb::ledger {
@@ -115,6 +117,69 @@ std::string HistoryTable(const std::vector<HistorySeries>& series) {
     }
   }
   if (series.empty()) out << "no rows match\n";
+  return out.str();
+}
+
+std::vector<ClaimHistoryPoint> ClaimHistory(Ledger& ledger, const std::string& claim_id,
+                                            const std::string& platform) {
+  std::vector<RunSummary> runs = ledger.Log(1 << 30);
+  std::sort(runs.begin(), runs.end(), [](const RunSummary& a, const RunSummary& b) { return a.id < b.id; });
+  std::vector<ClaimHistoryPoint> out;
+  std::optional<std::string> last_hash;
+  for (const RunSummary& r : runs) {
+    if (r.run_hash.empty()) continue;
+    if (!platform.empty() && r.platform_hash.rfind(platform, 0) != 0) continue;
+    for (const ClaimRow& c : ledger.GetClaims(r.id)) {
+      if (c.claim_id != claim_id) continue;
+      ClaimHistoryPoint p;
+      p.run_id = r.id;
+      p.run_uuid = r.run_uuid;
+      p.started_at = r.started_at;
+      p.profile = r.profile;
+      p.verdict = c.verdict;
+      p.criterion = c.criterion;
+      p.scale = c.scale;
+      p.value = c.value;
+      p.ci_low = c.ci_low;
+      p.ci_high = c.ci_high;
+      if (c.criterion_hash && !c.criterion_hash->empty()) p.criterion_hash = c.criterion_hash;
+      if (p.criterion_hash) {
+        p.criterion_changed = last_hash && *last_hash != *c.criterion_hash;
+        last_hash = c.criterion_hash;
+      }
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+nlohmann::json ClaimHistoryJson(const std::string& claim_id, const std::vector<ClaimHistoryPoint>& points) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : points) {
+    rows.push_back({{"run_id", p.run_id}, {"run_uuid", p.run_uuid}, {"started_at", p.started_at},
+                    {"profile", p.profile}, {"verdict", p.verdict}, {"scale", p.scale},
+                    {"value", p.value ? nlohmann::json(*p.value) : nlohmann::json()},
+                    {"ci", p.ci_low && p.ci_high ? nlohmann::json({*p.ci_low, *p.ci_high}) : nlohmann::json()},
+                    {"criterion", p.criterion},
+                    {"criterion_hash", p.criterion_hash ? nlohmann::json(*p.criterion_hash) : nlohmann::json()},
+                    {"criterion_changed", p.criterion_changed}});
+  }
+  return {{"claim", claim_id}, {"points", std::move(rows)}};
+}
+
+std::string ClaimHistoryTable(const std::string& claim_id, const std::vector<ClaimHistoryPoint>& points) {
+  std::ostringstream out;
+  if (points.empty()) return "claim " + claim_id + ": in no sealed run\n";
+  out << "claim " << claim_id << ": " << points.size() << " runs\n";
+  char buf[256];
+  for (const auto& p : points) {
+    std::snprintf(buf, sizeof buf, "  run %-6lld %-20s %-6s %-15s %12s", static_cast<long long>(p.run_id),
+                  p.started_at.substr(0, 19).c_str(), p.profile.c_str(), p.verdict.c_str(),
+                  p.value ? cb::harness::FormatNumber(*p.value).c_str() : "-");
+    out << buf;
+    if (p.criterion_changed) out << "  <- criterion changed: " << p.criterion;
+    out << "\n";
+  }
   return out.str();
 }
 

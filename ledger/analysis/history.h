@@ -63,6 +63,28 @@ std::vector<HistorySeries> History(Ledger& ledger, const std::string& suite,
 nlohmann::json HistoryJson(const std::vector<HistorySeries>& series);
 std::string HistoryTable(const std::vector<HistorySeries>& series);
 
+// One claim's verdicts over the ledger's sealed runs, in run order, and
+// where its pre-registered criterion changed (claims.criterion_hash, ledger
+// schema 7): a verdict after such a change answers another question.
+struct ClaimHistoryPoint {
+  int64_t run_id = 0;
+  std::string run_uuid, started_at, profile;
+  std::string verdict, criterion, scale;
+  std::optional<double> value, ci_low, ci_high;
+  std::optional<std::string> criterion_hash;  // nullopt before schema 7
+  // The criterion hash differs from the previous point that had one.
+  bool criterion_changed = false;
+};
+
+// ClaimHistory()
+//
+// Empty when the claim is in no sealed run. `platform`: "" = every platform,
+// else a prefix of the platform hash.
+std::vector<ClaimHistoryPoint> ClaimHistory(Ledger& ledger, const std::string& claim_id,
+                                            const std::string& platform = "");
+nlohmann::json ClaimHistoryJson(const std::string& claim_id, const std::vector<ClaimHistoryPoint>& points);
+std::string ClaimHistoryTable(const std::string& claim_id, const std::vector<ClaimHistoryPoint>& points);
+
 }  // namespace cb::ledger
 
 #endif  // CB_LEDGER_ANALYSIS_HISTORY_H_

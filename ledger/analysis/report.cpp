@@ -26,6 +26,7 @@
 #include "ledger/analysis/report_runs.h"
 #include "ledger/analysis/report_speedup.h"
 #include "ledger/analysis/run_data.h"
+#include "ledger/claim_table.h"
 
 namespace cb::ledger {
 namespace {
@@ -234,6 +235,16 @@ st.textContent=rendered+' charts rendered, '+window.cbErrors.length+' script err
 
 }  // namespace
 
+// The papers' own claims: what the Papers sections and the claims table
+// list; prerequisites follow as one line per suite (ledger/claim_table.h).
+static std::vector<ClaimRow> PaperClaims(const std::vector<ClaimRow>& claims) {
+  std::vector<ClaimRow> out;
+  for (const ClaimRow& c : claims) {
+    if (!IsPrerequisite(c)) out.push_back(c);
+  }
+  return out;
+}
+
 std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stats) {
   std::ifstream js_in(o.chartjs_path, std::ios::binary);
   if (!js_in) {
@@ -278,8 +289,9 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
     forest_bars += bars;
   }
 
+  const ClaimTable table = SplitClaims(m.run.claims);
   out << "<h2>Papers</h2>\n";
-  for (const auto& [paper, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.paper; })) {
+  for (const auto& [paper, claims] : GroupBy(PaperClaims(m.run.claims), [](const ClaimRow& c) { return c.paper; })) {
     std::set<std::string> suites;
     for (const auto& c : claims) suites.insert(c.suite);
     out << "<h3 id=\"" << HtmlEscape(PaperAnchor(paper)) << "\">" << HtmlEscape(paper) << "</h3>\n<p>Suite";
@@ -310,15 +322,26 @@ std::string HtmlReport(Ledger& ledger, const ReportOptions& o, ReportStats* stat
 
   out << "<h2>Claims</h2>\n<table><tr><th>paper</th><th>claim</th><th>paper value</th>"
       << "<th>measured [CI]</th><th>setting</th><th>scale</th><th>verdict</th></tr>\n";
-  for (const auto& c : m.run.claims) {
+  for (const ClaimRow* p : table.paper) {
+    const ClaimRow& c = *p;
     out << "<tr><td>" << HtmlEscape(c.paper) << "</td><td title=\"" << HtmlEscape(c.statement) << "\">"
         << HtmlEscape(c.claim_id) << "</td><td>" << HtmlEscape(c.paper_value) << "</td><td>" << HtmlEscape(FormatMeasured(c))
         << "</td><td>" << HtmlEscape(c.our_setting) << "</td><td>" << HtmlEscape(c.scale) << "</td><td class=\""
         << HtmlEscape(c.verdict) << "\">" << HtmlEscape(c.verdict)
         << (c.reason.empty() || c.verdict == "REPRODUCED" ? "" : "<br><small>" + HtmlEscape(c.reason) + "</small>")
+        << (table.failed_prerequisites.count(c.suite)
+                ? "<br><small>rests on a failed prerequisite: " + HtmlEscape(table.failed_prerequisites.at(c.suite)) +
+                      "</small>"
+                : "")
         << "</td></tr>\n";
   }
   out << "</table>\n";
+  if (!table.prerequisites.empty()) {
+    out << "<h2>Prerequisites</h2>\n<p>Checks of claimbench's own code that the paper claims rest on "
+           "(determinism, oracles, scorer parity, CPU-vs-CUDA agreement).</p>\n<ul>\n";
+    for (const PrerequisiteLine& line : table.prerequisites) out << "<li>" << HtmlEscape(line.Text()) << "</li>\n";
+    out << "</ul>\n";
+  }
 
   const std::vector<Heatmap> heatmaps = CollectHeatmaps(m.run.results);
   if (!heatmaps.empty()) out << "<h2>Heatmaps</h2>\n";
@@ -400,7 +423,7 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
     out << "\n### " << suite << "\n\n" << ForestMarkdown(claims);
   }
   out << "\n## Papers\n";
-  for (const auto& [paper, claims] : GroupBy(m.run.claims, [](const ClaimRow& c) { return c.paper; })) {
+  for (const auto& [paper, claims] : GroupBy(PaperClaims(m.run.claims), [](const ClaimRow& c) { return c.paper; })) {
     std::set<std::string> suites;
     for (const auto& c : claims) suites.insert(c.suite);
     out << "\n### " << paper << "\n\nSuite";
@@ -423,10 +446,15 @@ std::string MarkdownReport(Ledger& ledger, const ReportOptions& o) {
   }
   if (!o.paper.empty()) return out.str();  // a paper's page alone
   out << "\n## Claims\n\n| paper | claim | paper value | measured [CI] | setting | verdict |\n|---|---|---|---|---|---|\n";
-  for (const auto& c : m.run.claims) {
+  const ClaimTable table = SplitClaims(m.run.claims);
+  for (const ClaimRow* p : table.paper) {
+    const ClaimRow& c = *p;
     out << "| " << md(c.paper) << " | " << md(c.claim_id) << " | " << md(c.paper_value) << " | "
-        << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << c.verdict << " |\n";
+        << md(FormatMeasured(c)) << " | " << md(c.our_setting) << " | " << c.verdict
+        << (table.failed_prerequisites.count(c.suite) ? " (rests on a failed prerequisite)" : "") << " |\n";
   }
+  if (!table.prerequisites.empty()) out << "\n### Prerequisites\n\n";
+  for (const PrerequisiteLine& line : table.prerequisites) out << "- " << md(line.Text()) << "\n";
   for (const auto& h : CollectHeatmaps(m.run.results)) {
     out << "\n### Heatmap: " << md(h.suite + "/" + h.case_name + " [" + h.backend + "] " + h.title) << "\n\n"
         << HeatmapMarkdown(h);

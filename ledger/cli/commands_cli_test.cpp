@@ -130,8 +130,32 @@ TEST_F(CliTest, EveryClaimRunsAtTheSmokeProfile) {
   std::set<std::string> papers;
   for (const auto& c : j.at("claims")) {
     EXPECT_NE(c.at("reason").get<std::string>().rfind("error:", 0), 0u) << c.dump();
-    papers.insert(c.at("paper").get<std::string>());
+    // Built-in substrates only here: every verdict is at mechanism scale,
+    // with no user input, and names its kind and pre-registered criterion.
+    EXPECT_EQ(c.at("scale"), "mechanism") << c.dump();
+    EXPECT_TRUE(c.at("inputs").empty()) << c.dump();
+    EXPECT_EQ(c.at("criterion_hash").get<std::string>().size(), 32u) << c.dump();
+    const std::string kind = c.at("kind");
+    EXPECT_TRUE(kind == "paper" || kind == "prerequisite") << c.dump();
+    if (kind == "paper") papers.insert(c.at("paper").get<std::string>());
   }
+  // Every deterministic row carries its input and output hashes, so the gate
+  // can tell "same input, other output" in every suite.
+  ASSERT_EQ(Run({"ledger", "export", "--ledger", "s.db", "--out", "s.jsonl"}).exit_code, 0);
+  int deterministic = 0;
+  std::ifstream exported(Path("s.jsonl"));
+  for (std::string line; std::getline(exported, line);) {
+    if (line.empty()) continue;
+    const auto run = nlohmann::json::parse(line);
+    if (!run.contains("results")) continue;
+    for (const auto& r : run.at("results")) {
+      if (r.at("kind") == "timing") continue;
+      ++deterministic;
+      EXPECT_EQ(r.at("input_hash").get<std::string>().empty(), false) << r.dump();
+      EXPECT_EQ(r.at("output_hash").get<std::string>().empty(), false) << r.dump();
+    }
+  }
+  EXPECT_GT(deterministic, 100);
   // The report of the whole profile (issue 29): every claim in a forest plot
   // (a bar when it has a measured value, listed otherwise) and a section per
   // paper.
@@ -141,6 +165,41 @@ TEST_F(CliTest, EveryClaimRunsAtTheSmokeProfile) {
   EXPECT_EQ(CountOf(page, "class=\"cb-bar\"") + CountOf(page, "</span>, no measured value"),
             static_cast<int>(j.at("claims").size()));
   EXPECT_EQ(CountOf(page, "<h3 id=\"paper-"), static_cast<int>(papers.size()));
+}
+
+// The registry-wide falsifiability check: every registered claim's
+// criterion has a synthetic measurement that reproduces it and one that
+// fails it (INCONCLUSIVE where an interval can straddle), and none whose
+// failure is softened. Registration refuses a constant criterion outright
+// (harness claim_test's planted one), so this reads what `list` derives from
+// each criterion.
+TEST_F(CliTest, EveryRegisteredCriterionCanPassAndFail) {
+  const Output o = Run({"list", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto claims = nlohmann::json::parse(o.out).at("claims");
+  int paper = 0, prerequisite = 0, can_straddle = 0;
+  for (const auto& c : claims) {
+    SCOPED_TRACE(c.at("id").get<std::string>());
+    EXPECT_TRUE(c.at("criterion_can_fail").get<bool>());
+    const auto& outcomes = c.at("criterion_outcomes");
+    EXPECT_NE(std::find(outcomes.begin(), outcomes.end(), "REPRODUCED"), outcomes.end()) << c.dump();
+    EXPECT_NE(std::find(outcomes.begin(), outcomes.end(), "NOT_REPRODUCED"), outcomes.end()) << c.dump();
+    can_straddle += std::find(outcomes.begin(), outcomes.end(), "INCONCLUSIVE") != outcomes.end();
+    EXPECT_EQ(c.at("criterion_hash").get<std::string>().size(), 32u);
+    const std::string kind = c.at("kind");
+    paper += kind == "paper";
+    prerequisite += kind == "prerequisite";
+    EXPECT_TRUE(kind == "paper" || kind == "prerequisite");
+    // A check of another claim carries that claim's statement.
+    if (!c.at("check_of").get<std::string>().empty()) {
+      EXPECT_EQ(kind, "paper");
+      EXPECT_FALSE(c.at("statement").get<std::string>().empty());
+    }
+  }
+  EXPECT_EQ(paper + prerequisite, static_cast<int>(claims.size()));
+  EXPECT_GT(prerequisite, 20);  // the self-checks are no longer counted as papers' claims
+  EXPECT_GT(paper, 80);
+  EXPECT_GT(can_straddle, paper / 2);
 }
 
 TEST_F(CliTest, NonSqliteLedgerIsAOneLineError) {

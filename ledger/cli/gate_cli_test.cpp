@@ -37,7 +37,8 @@ namespace lg = cb::ledger;
 
 // Adds one sealed run with 6 timing rows (n = 10) scaled by `scale` on row 0,
 // one deterministic row and one claim.
-int64_t AddRun(const std::string& path, double scale, uint64_t seed, const std::string& verdict) {
+int64_t AddRun(const std::string& path, double scale, uint64_t seed, const std::string& verdict,
+               const std::string& criterion_hash = "") {
   lg::Ledger ledger = lg::Ledger::Open(path);
   lg::RunMeta meta;
   meta.command = "synthetic";
@@ -74,6 +75,7 @@ int64_t AddRun(const std::string& path, double scale, uint64_t seed, const std::
   c.claim_id = "synth.C1";
   c.suite = "synth";
   c.verdict = verdict;
+  c.criterion_hash = criterion_hash;
   ledger.AddClaim(id, c);
   ledger.FinishRun(id, lg::RunStatus::kComplete);
   return id;
@@ -123,6 +125,38 @@ TEST_F(GateCliTest, PlantedSlowdownExitsOneAndIsStored) {
                          "--format", "md", "--no-store", "--policy", policy});
   EXPECT_EQ(md.exit_code, 1);
   EXPECT_NE(md.out.find("### claimbench gate: REGRESSION"), std::string::npos) << md.out;
+}
+
+// A claim judged by another criterion answers another question: the gate
+// reports CRITERION_CHANGED, neither a match nor a regression, even when the
+// verdict went from REPRODUCED to NOT_REPRODUCED; the same criterion gates.
+TEST_F(GateCliTest, AChangedCriterionIsItsOwnStatusAndNeverGated) {
+  const std::string old_hash(32, 'a'), new_hash(32, 'b');
+  AddRun(Path("base.db"), 1.0, 1, "REPRODUCED", old_hash);
+  AddRun(Path("cand.db"), 1.0, 2, "NOT_REPRODUCED", new_hash);
+  const Output o = Run({"gate", "--ledger", Path("cand.db"), "--baseline", Path("base.db"), "--json",
+                        "--no-store"});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  const auto report = nlohmann::json::parse(o.out);
+  EXPECT_EQ(report.at("counts").at("CRITERION_CHANGED"), 1) << o.out;
+  EXPECT_FALSE(report.at("counts").contains("WORSE")) << o.out;
+  EXPECT_NE(o.out.find("the criterion changed (aaaaaaaaaaaa -> bbbbbbbbbbbb)"), std::string::npos) << o.out;
+  // The same criterion: the verdict's fall is a regression.
+  AddRun(Path("same.db"), 1.0, 3, "NOT_REPRODUCED", old_hash);
+  const Output same = Run({"gate", "--ledger", Path("same.db"), "--baseline", Path("base.db"), "--no-store"});
+  EXPECT_EQ(same.exit_code, 1) << same.out << same.err;
+  EXPECT_NE(same.out.find("WORSE"), std::string::npos) << same.out;
+  // `history --claim` shows where the criterion changed.
+  const Output h = Run({"history", "--ledger", Path("base.db"), "--claim", "synth.C1"});
+  EXPECT_EQ(h.exit_code, 0) << h.err;
+  AddRun(Path("base.db"), 1.0, 4, "NOT_REPRODUCED", new_hash);
+  const Output h2 = Run({"history", "--ledger", Path("base.db"), "--claim", "synth.C1", "--json"});
+  ASSERT_EQ(h2.exit_code, 0) << h2.err;
+  const auto points = nlohmann::json::parse(h2.out).at("points");
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_FALSE(points[0].at("criterion_changed").get<bool>());
+  EXPECT_TRUE(points[1].at("criterion_changed").get<bool>());
+  EXPECT_EQ(Run({"history", "--ledger", Path("base.db"), "--claim", "synth.C1", "--suite", "s"}).exit_code, 3);
 }
 
 TEST_F(GateCliTest, NoiseAndRunIdBaseline) {

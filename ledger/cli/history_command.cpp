@@ -1,6 +1,8 @@
 // File: ledger/cli/history_command.cpp
 // `claimbench history --suite S --case C --metric M`: the per-run series with
-// change points, each named by the first run after it (ledger/analysis/history.h).
+// change points, each named by the first run after it; `history --claim ID`:
+// a claim's verdicts per run and where its criterion changed
+// (ledger/analysis/history.h).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -18,7 +20,7 @@ namespace {
 namespace lg = cb::ledger;
 
 struct HistoryCliOptions {
-  std::string ledger, suite, case_name, metric, backend, platform;
+  std::string ledger, suite, case_name, metric, backend, platform, claim;
   std::vector<std::string> params;  // --param KEY=VALUE filters
   double min_step = 0.05;
   double penalty = 3.0;
@@ -26,11 +28,21 @@ struct HistoryCliOptions {
 };
 
 int History(const HistoryCliOptions& o) {
+  const bool by_metric = !o.suite.empty() || !o.case_name.empty() || !o.metric.empty();
+  if (o.claim.empty() == !by_metric || (by_metric && (o.suite.empty() || o.case_name.empty() || o.metric.empty()))) {
+    throw UsageError("history takes either --claim ID or all of --suite, --case and --metric");
+  }
   if (!(o.min_step >= 0)) throw UsageError("--min-step must be >= 0");
   if (!(o.penalty >= 0)) throw UsageError("--penalty must be >= 0");
   const std::string path = ResolveLedgerPath(o.ledger);
   if (!std::filesystem::exists(path)) throw UsageError("ledger '" + path + "': no such file");
   lg::Ledger ledger = lg::Ledger::OpenReadOnly(path);
+  if (!o.claim.empty()) {
+    const auto points = lg::ClaimHistory(ledger, o.claim, o.platform);
+    std::cout << (o.json ? lg::ClaimHistoryJson(o.claim, points).dump(2) + "\n"
+                         : lg::ClaimHistoryTable(o.claim, points));
+    return kExitOk;
+  }
   lg::HistoryOptions opt;
   for (const auto& p : o.params) {
     try {
@@ -57,11 +69,14 @@ int History(const HistoryCliOptions& o) {
 void AddHistoryCommand(CLI::App& app, const CommandLine&, int* exit_code) {
   auto o = std::make_shared<HistoryCliOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "history", "One metric over the ledger's runs, with change points and the first run after each");
+      "history",
+      "One metric over the ledger's runs, with change points and the first run after each; or one claim's verdicts");
   AddLedgerOption(cmd, &o->ledger);
-  cmd->add_option("--suite", o->suite, "Suite")->required();
-  cmd->add_option("--case", o->case_name, "Case")->required();
-  cmd->add_option("--metric", o->metric, "Metric")->required();
+  cmd->add_option("--suite", o->suite, "Suite");
+  cmd->add_option("--case", o->case_name, "Case");
+  cmd->add_option("--metric", o->metric, "Metric");
+  cmd->add_option("--claim", o->claim,
+                  "Instead of a metric: one claim's verdicts per run, marking where its criterion changed");
   cmd->add_option("--backend", o->backend, "Only this backend (default: one series per backend)");
   cmd->add_option("--platform", o->platform, "Only runs whose platform hash starts with this");
   cmd->add_option("--param", o->params,

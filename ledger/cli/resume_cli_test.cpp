@@ -156,10 +156,14 @@ TEST_F(ResumeCliTest, WhatCannotBeResumedIsRefusedAndNothingIsWritten) {
     lg::ClaimView v3 = canonical.view();
     v3.hash_version = 3;
     v3.own_results.reset();
+    v3.kind.reset();
+    v3.criterion_hash.reset();
+    v3.inputs_json.reset();
     std::string scratch;
     claim3_hash = lg::ClaimHash(v3, &scratch).Hex();
   }
-  ASSERT_EQ(lg::testutil::ExecSql(Db(), "UPDATE claims SET own_results = NULL, hash_version = 3, content_hash = '" +
+  ASSERT_EQ(lg::testutil::ExecSql(Db(), "UPDATE claims SET own_results = NULL, kind = NULL, criterion_hash = NULL, "
+                                            "inputs_json = NULL, hash_version = 3, content_hash = '" +
                                             claim3_hash + "' WHERE run_id = 2; "
                                             "UPDATE runs SET pid = 2147483647 WHERE id = 2"),
             "");

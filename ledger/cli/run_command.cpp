@@ -32,6 +32,7 @@
 #include "ledger/analysis/gate_format.h"
 #include "ledger/analysis/run_data.h"
 #include "ledger/claim_sink.h"
+#include "ledger/claim_table.h"
 #include "ledger/cli/common.h"
 #include "ledger/resume.h"
 #include "ledger/run_guard.h"
@@ -64,17 +65,29 @@ struct Continuation {
   cb::ledger::ResumePlan plan;
 };
 
+// The paper claims, paper by paper, then one line per suite for its
+// prerequisites (our own correctness), with the failing ones named.
 void PrintTable(const std::vector<cb::ledger::ClaimRow>& rows) {
-  std::printf("\n%s %s %s %s %s %s\n", Fit("paper", 18).c_str(), Fit("claim", 16).c_str(),
+  const cb::ledger::ClaimTable table = cb::ledger::SplitClaims(rows);
+  std::printf("\n%s %s %s %s %s %s %s\n", Fit("paper", 18).c_str(), Fit("claim", 16).c_str(),
               Fit("paper value", 18).c_str(), Fit("measured [CI]", 30).c_str(),
-              Fit("setting", 44).c_str(), "verdict");
-  for (const auto& c : rows) {
-    std::printf("%s %s %s %s %s %s\n", Fit(c.paper, 18).c_str(), Fit(c.claim_id, 16).c_str(),
-                Fit(c.paper_value, 18).c_str(), Fit(cb::ledger::FormatMeasured(c), 30).c_str(),
-                Fit(c.our_setting, 44).c_str(), c.verdict.c_str());
-    if (!c.reason.empty() && c.verdict != "REPRODUCED") {
-      std::printf("%s   %s\n", std::string(18, ' ').c_str(), c.reason.c_str());
+              Fit("setting", 44).c_str(), Fit("scale", 11).c_str(), "verdict");
+  for (const cb::ledger::ClaimRow* c : table.paper) {
+    std::printf("%s %s %s %s %s %s %s\n", Fit(c->paper, 18).c_str(), Fit(c->claim_id, 16).c_str(),
+                Fit(c->paper_value, 18).c_str(), Fit(cb::ledger::FormatMeasured(*c), 30).c_str(),
+                Fit(c->our_setting, 44).c_str(), Fit(c->scale, 11).c_str(), c->verdict.c_str());
+    if (!c->reason.empty() && c->verdict != "REPRODUCED") {
+      std::printf("%s   %s\n", std::string(18, ' ').c_str(), c->reason.c_str());
     }
+    if (const auto failed = table.failed_prerequisites.find(c->suite);
+        failed != table.failed_prerequisites.end()) {
+      std::printf("%s   rests on a failed prerequisite: %s\n", std::string(18, ' ').c_str(),
+                  failed->second.c_str());
+    }
+  }
+  if (!table.prerequisites.empty()) std::printf("\n");
+  for (const cb::ledger::PrerequisiteLine& p : table.prerequisites) {
+    std::printf("%s\n", p.Text().c_str());
   }
 }
 
@@ -90,7 +103,7 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   row.our_setting = o.setting;
   row.metric = s.metric;
   row.criterion = s.criterion.Text();
-  row.scale = h::ScaleName(s.scale);
+  row.scale = h::ScaleName(o.scale);
   row.verdict = h::VerdictName(o.verdict);
   row.value = o.value;
   row.ci_low = o.ci_low;
@@ -99,8 +112,18 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   row.reason = o.reason;
   row.requirements = {{"gpu", s.requirements.gpu},
                       {"energy_meter", s.requirements.energy_meter},
-                      {"endpoint", s.requirements.endpoint}};
+                      {"endpoint", s.requirements.endpoint},
+                      {"min_profile", h::ProfileName(s.requirements.min_profile)}};
   row.depends_on_clock = s.depends_on_clock;  // stored and hashed (claim/3); the gate reads it
+  row.kind = h::ClaimKindName(s.kind);
+  row.criterion_hash = h::CriterionHash(s);
+  row.inputs = nlohmann::json::array();
+  for (const h::ClaimInput& in : o.inputs) {
+    row.inputs->push_back({{"role", in.role},
+                           {"name", in.name},
+                           {"content_hash", in.content_hash},
+                           {"declared", in.declared}});
+  }
   return row;
 }
 
@@ -169,9 +192,11 @@ void PrintJson(int64_t run_id, const cb::ledger::RunSummary& summary, const RunO
                         {"claims", nlohmann::json::array()}};
   for (const auto& c : rows) {
     nlohmann::json j = {{"id", c.claim_id},         {"suite", c.suite},
-                        {"paper", c.paper},         {"paper_value", c.paper_value},
-                        {"setting", c.our_setting}, {"scale", c.scale},
-                        {"verdict", c.verdict},     {"reason", c.reason}};
+                        {"kind", c.kind.value_or("")}, {"paper", c.paper},
+                        {"paper_value", c.paper_value}, {"setting", c.our_setting},
+                        {"scale", c.scale},         {"verdict", c.verdict},
+                        {"reason", c.reason},       {"criterion_hash", c.criterion_hash.value_or("")}};
+    j["inputs"] = c.inputs.value_or(nlohmann::json::array());
     j["value"] = c.value ? nlohmann::json(*c.value) : nlohmann::json();
     j["ci"] = c.ci_low && c.ci_high ? nlohmann::json({*c.ci_low, *c.ci_high}) : nlohmann::json();
     out["claims"].push_back(j);
@@ -392,7 +417,8 @@ int Run(const RunOptions& given, const std::string& given_command, int64_t* run_
                        what.empty() ? def.spec.id : def.spec.id + " " + std::string(what));
           });
       try {
-        outcome = def.run(ctx);
+        if (def.spec.requirements.endpoint) ctx.UseInput(h::EndpointInput());
+        outcome = ctx.Finish(def.run(ctx));
       } catch (const h::Interrupted&) {
         status = cb::ledger::RunStatus::kInterrupted;
         break;

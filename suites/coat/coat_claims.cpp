@@ -4,13 +4,17 @@
 // Activation for memory-efficient FP8 Training", ICLR 2025), checked on the
 // CPU reference (and the GPU where lent). README: suites/coat/README.md.
 //   C1  DRE lowers the quantization MSE of AdamW's first moment (>= 1.1x)
-//   C2  k in (1/16)Z and each group's max maps to +-448
+//   C2  k in (1/16)Z and each group's max maps to +-448 [prerequisite]
 //   C3  1x16 activation groups beat per-tensor scaling with outlier channels
 //   C4  CoatAdamW trains to within 2% of fp32 AdamW's final loss (3 seeds)
-//   C5  optimizer states 8 -> ~2.19 bytes/param; end-to-end memory ratio
+//   C5  CoatAdamW's state takes ~2.19 bytes/param, as its storage format
+//       fixes [prerequisite]; the end-to-end memory model is recorded beside
 //   C5s the 1.43x end-to-end speedup (GPU: FP8 vs BF16 linear-layer GEMMs)
-//   E1  GPU FP8 encodes equal the CPU emulator bit for bit (GPU)
+//   E1  GPU FP8 encodes equal the CPU emulator bit for bit (GPU) [prerequisite]
 //   P1  CUDA DRE quantize/dequantize at >= 70% of the copy bandwidth (GPU)
+//       [prerequisite: our own target]
+// The transformer's checks of C1, C3 and C4 (coat.*-lm) are in
+// coat_lm_claims.cpp and coat_lm_act_claim.cpp.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -77,7 +81,20 @@ std::vector<double> GroupSse(const std::vector<float>& x, const std::vector<floa
 // Ratio sum(a) / sum(b) with a bootstrap CI over groups (paired resampling).
 struct RatioCi {
   double value, low, high;
+  int64_t n;  // groups (or rows) resampled
+  h::Estimate AsEstimate() const {
+    return h::Estimate::Ci(value, low, high, h::IntervalMethod::kPercentileBootstrap, n);
+  }
 };
+
+double Sum(const std::vector<double>& x) { return std::accumulate(x.begin(), x.end(), 0.0); }
+
+// Per-group sums of squares: the error of storing zeros, the trivial
+// baseline of the absolute leaves (issue 49: a comparison also says the
+// winner is better than doing nothing).
+std::vector<double> GroupSumSquares(const std::vector<float>& x) {
+  return GroupSse(x, std::vector<float>(x.size(), 0.0f));
+}
 RatioCi GroupRatio(const std::vector<double>& a, const std::vector<double>& b, uint64_t seed) {
   const double sa = std::accumulate(a.begin(), a.end(), 0.0), sb = std::accumulate(b.begin(), b.end(), 0.0);
   std::vector<double> idx(a.size());
@@ -93,7 +110,7 @@ RatioCi GroupRatio(const std::vector<double>& a, const std::vector<double>& b, u
         return y > 0 ? x / y : 1.0;
       },
       0.95, 1000, seed);
-  return {sb > 0 ? sa / sb : 1.0, ci.low, ci.high};
+  return {sb > 0 ? sa / sb : 1.0, ci.low, ci.high, int64_t(a.size())};
 }
 
 // ---------------------------------------------------------------------------
@@ -114,6 +131,7 @@ CapturedMoments Capture(h::ClaimContext& ctx) {
 h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
   const CapturedMoments cap = Capture(ctx);
   RatioCi m_ratio{};
+  double m_vs_zeros = 0;  // MSE(DRE) / MSE(zeros), first moment
   std::string setting = cap.setting;
   for (const char* which : {"m", "v"}) {
     const std::vector<float>& x = which[0] == 'm' ? cap.m : cap.v;
@@ -155,13 +173,16 @@ h::Outcome DreLowersMomentError(h::ClaimContext& ctx) {
                      .value = rc::Mse(x, plain), .n = int64_t(x.size())});
     if (which[0] == 'm') {
       m_ratio = r;
+      const double zeros_sse = Sum(GroupSumSquares(x));
+      m_vs_zeros = zeros_sse > 0 ? Sum(GroupSse(x, dre)) / zeros_sse : 1.0;
       setting += h::StrFormat("; m: k in [%.4g, %.4g]", k_lo, k_hi);
     } else {
       setting += h::StrFormat("; v: MSE ratio %.4g [%.4g, %.4g], k in [%.4g, %.4g]", r.value, r.low, r.high,
                               k_lo, k_hi);
     }
   }
-  return ctx.Judge({h::Estimate::Ci(m_ratio.value, m_ratio.low, m_ratio.high)}, setting);
+  return ctx.Judge({m_ratio.AsEstimate(), h::Estimate::Exact(m_vs_zeros)},
+                   setting + h::StrFormat("; m: MSE(DRE) / MSE(zeros) %.3g", m_vs_zeros));
 }
 
 // ---------------------------------------------------------------------------
@@ -213,6 +234,7 @@ h::Outcome Group16BeatsPerTensor(h::ClaimContext& ctx) {
   const auto a = gen::OutlierActivations(ctx.seed(), tokens, channels, channels / 256, 100.0f);
   const auto control = gen::OutlierActivations(ctx.seed(), tokens, channels, 0, 1.0f);
   RatioCi with_outliers{}, without{};
+  double group_vs_zeros = 0;  // MSE(1x16) / MSE(zeros), outlier activations
   for (const auto* t : {&a, &control}) {
     const auto group = rc::Dequantize(rc::QuantizePerGroup16(t->x, Format::kE4M3));
     const auto tensor = rc::Dequantize(rc::QuantizePerTensor(t->x, Format::kE4M3));
@@ -231,16 +253,22 @@ h::Outcome Group16BeatsPerTensor(h::ClaimContext& ctx) {
                         .metric = "mse_group16_over_per_tensor", .unit = "ratio", .direction = "lower",
                         .value = r.value, .ci_low = r.low, .ci_high = r.high, .n = tokens});
     (outliers ? with_outliers : without) = r;
+    if (outliers) {
+      double zeros = 0;
+      for (const float v : t->x) zeros += double(v) * v;
+      group_vs_zeros = zeros > 0 ? Sum(eg) / zeros : 1.0;
+    }
   }
   // Group scaling's two-stage max equals the one-stage max bit for bit.
   const float one = rc::AbsMaxOneStage(a.x), two = rc::AbsMaxTwoStage(a.x, 16);
   ctx.RecordExact({.case_name = "group_scaling_max", .backend = "cpu", .params = {{"elements", a.x.size()}},
                    .metric = "two_stage_max_bits_differ", .unit = "bool", .direction = "lower",
                    .value = double(std::bit_cast<uint32_t>(one) != std::bit_cast<uint32_t>(two))});
-  return ctx.Judge({h::Estimate::Ci(with_outliers.value, with_outliers.low, with_outliers.high)},
+  return ctx.Judge({with_outliers.AsEstimate(), h::Estimate::Exact(group_vs_zeros)},
                    h::StrFormat("(%lld, %lld) N(0,1) activations, %zu channels x100, E4M3; without outliers the "
-                                "ratio is %.4g",
-                                (long long)tokens, (long long)channels, a.outliers.size(), without.value));
+                                "ratio is %.4g; MSE(1x16) / MSE(zeros) %.3g",
+                                (long long)tokens, (long long)channels, a.outliers.size(), without.value,
+                                group_vs_zeros));
 }
 
 // ---------------------------------------------------------------------------
@@ -249,6 +277,7 @@ h::Outcome Group16BeatsPerTensor(h::ClaimContext& ctx) {
 h::Outcome TrainingParity(h::ClaimContext& ctx) {
   std::vector<double> rel;
   std::string setting;
+  double worst_coat_loss = 0, chance_loss = 0;
   for (uint64_t k = 0; k < 3; ++k) {
     ctx.Progress(double(k) / 3.0, "seed " + std::to_string(k));
     const uint64_t seed = ctx.seed() + 7919 * k;
@@ -258,6 +287,8 @@ h::Outcome TrainingParity(h::ClaimContext& ctx) {
     const auto coat = rc::TrainMlp(s.shape, s.train, s.eval, rc::OptimizerKind::kCoatAdamW, s.cfg);
     const double r = (coat.eval_loss - fp32.eval_loss) / fp32.eval_loss;
     rel.push_back(r);
+    worst_coat_loss = std::max(worst_coat_loss, coat.eval_loss);
+    chance_loss = std::log(double(s.shape.out));
     const nlohmann::json params = {{"seed", seed}, {"steps", s.cfg.steps}, {"params", s.shape.NumParams()}};
     for (const auto& [metric, loss] : {std::pair{"eval_loss_fp32_adamw", fp32.eval_loss}, {"eval_loss_coat_adamw", coat.eval_loss}}) {
       ctx.RecordExact({.case_name = "mlp_training", .backend = "cpu", .params = params, .metric = metric,
@@ -266,16 +297,16 @@ h::Outcome TrainingParity(h::ClaimContext& ctx) {
     ctx.RecordExact({.case_name = "mlp_training", .backend = "cpu", .params = params,
                      .metric = "relative_loss_difference", .unit = "ratio", .direction = "lower", .value = r});
   }
+  // Every seed must be within 2%: the 3 runs are deterministic, and their
+  // [min, max] is no confidence interval, so the worst seed is judged as
+  // measured.
   double worst = 0;
-  bool some_within = false;
-  for (const double r : rel) {
-    worst = std::max(worst, std::fabs(r));
-    some_within |= std::fabs(r) <= 0.02;
-  }
-  // All within: the signed [min, max] is within +-2%; none within: NOT_REPRODUCED; else INCONCLUSIVE.
+  for (const double r : rel) worst = std::max(worst, std::fabs(r));
   const auto [lo, hi] = std::minmax_element(rel.begin(), rel.end());
-  return ctx.Judge({h::Estimate::Ci(worst, *lo, *hi), h::Estimate::Check(some_within)},
-                   setting + ", 3 seeds; value = max |rel. diff|, interval = [min, max] signed over seeds");
+  return ctx.Judge({h::Estimate::Exact(worst), h::Estimate::Exact(worst_coat_loss / chance_loss)},
+                   setting + h::StrFormat(", 3 seeds; value = max |rel. diff|, signed %.3g..%.3g; worst CoatAdamW "
+                                          "held-out loss %.4g vs %.4g of a uniform guess",
+                                          *lo, *hi, worst_coat_loss, chance_loss));
 }
 
 // ---------------------------------------------------------------------------
@@ -310,7 +341,8 @@ h::Outcome MemoryRatio(h::ClaimContext& ctx) {
   }
   return ctx.Judge({h::Estimate::Exact(coat_bpp)},
                    h::StrFormat("measured state bytes of the two optimizers on the %lld-param MLP: fp32 %.4g B/param "
-                                "(ratio %.3gx); predicted end-to-end (our accounting, paper 1.54x): %s",
+                                "(ratio %.3gx); recorded, not judged: predicted end-to-end (our analytic "
+                                "accounting, paper 1.54x): %s",
                                 (long long)n, fp32_bpp, fp32_bpp / coat_bpp, e2e.c_str()));
 }
 
@@ -340,11 +372,14 @@ h::Outcome LinearLayerSpeedup(h::ClaimContext& ctx) {
                         .n = int64_t(samples->size()), .samples = *samples});
     }
   }
+  // The median over the 4 shapes, as the metric says; their [min, max] is
+  // recorded in the setting (it is no confidence interval).
   const auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
-  return ctx.Judge({h::Estimate::Ci(h::Median(speedups), *lo, *hi)},
+  return ctx.Judge({h::Estimate::Exact(h::Median(speedups))},
                    "cuBLASLt FP8 E4M3 vs BF16 GEMM at Llama-2-7B linear shapes, " + std::to_string(tokens) +
-                       " tokens; interval = [min, max] over the 4 layers; linear layers only: the end-to-end "
-                       "1.43x (8xH100 FSDP training) is not measured here");
+                       h::StrFormat(" tokens; %.3gx..%.3gx over the 4 layers; linear layers only: the end-to-end "
+                                    "1.43x (8xH100 FSDP training) is not measured here",
+                                    *lo, *hi));
 #else
   (void)ctx;
   return h::Unmeasurable("built without CUDA");
@@ -418,14 +453,20 @@ h::Outcome DeviceEncodesMatchEmulator(h::ClaimContext& ctx) {
                    std::to_string(x.size()) + " inputs (random fp32 bit patterns + every rounding boundary), both formats");
 }
 
+constexpr char kAbsoluteLeafReason[] =
+    "issue 49: a comparison claim carries an absolute leaf (error below that of storing zeros), added to the "
+    "unchanged comparison leaf";
+
 CB_REGISTER_CLAIM(kC1, {.id = "coat.C1", .section = "§4.2 (DRE); torchao issue #2306",
                         .statement = "Dynamic Range Expansion lowers the FP8 quantization error of AdamW's first moment",
                         .paper_value = "about 1.7x lower error than plain FP8 (first author)",
                         .paper_setting = "optimizer states of LLM training, E4M3, 1x128 groups",
                         .metric = "MSE(DRE, authors' kernel) / MSE(per-group max scaling), first moment",
-                        .criterion = h::AtMost(1.0 / 1.1, "MSE ratio, bootstrap 95% CI over groups")},
+                        .criterion = h::AllOf({h::AtMost(1.0 / 1.1, "MSE ratio, bootstrap 95% CI over groups"),
+                                               h::Below(1, "MSE(DRE) / MSE(storing zeros)")}),
+                        .criterion_reason = kAbsoluteLeafReason},
                   DreLowersMomentError);
-CB_REGISTER_CLAIM(kC2, {.id = "coat.C2", .section = "§4.2; fp8_adamw_expand kernel",
+CB_REGISTER_CLAIM(kC2, {.id = "coat.C2", .kind = h::ClaimKind::kPrerequisite, .section = "§4.2; fp8_adamw_expand kernel",
                         .statement = "the expansion exponent k is a multiple of 1/16 and each group's max maps to +-448",
                         .paper_value = "by construction (k floored to 1/16; s = (M/c)^k/448)",
                         .paper_setting = "authors' CUDA kernel, expand_min = 16",
@@ -437,39 +478,56 @@ CB_REGISTER_CLAIM(kC3, {.id = "coat.C3", .section = "§5 (mixed granularity)",
                         .paper_value = "qualitative (motivates 1x16 groups for non-linear layers)",
                         .paper_setting = "LLM activations with outliers",
                         .metric = "MSE(1x16, bf16 scales) / MSE(per-tensor), E4M3",
-                        .criterion = h::AtMost(1, "MSE ratio, bootstrap 95% CI over tokens")},
+                        .criterion = h::AllOf({h::AtMost(1, "MSE ratio, bootstrap 95% CI over tokens"),
+                                               h::Below(1, "MSE(1x16) / MSE(storing zeros)")}),
+                        .criterion_reason = kAbsoluteLeafReason},
                   Group16BeatsPerTensor);
 CB_REGISTER_CLAIM(kC4, {.id = "coat.C4", .section = "§6 (near-lossless training)",
                         .statement = "training with CoatAdamW (E4M3 moments + DRE) reaches the fp32 AdamW loss",
                         .paper_value = "near-lossless (OLMo-1B/7B pre-training, fine-tuning, VILA)",
                         .paper_setting = "LLM pre-training on H100s",
                         .metric = "max over 3 seeds of |L_coat - L_fp32| / L_fp32 (held-out loss)",
-                        .criterion = h::AllOf({h::Within(-0.02, 0.02, "relative loss difference (signed), [min, max] over seeds"),
-                                               h::Holds("some seed within 2%")})},
+                        .criterion = h::AllOf({h::AtMost(0.02, "max over 3 seeds of |relative loss difference|"),
+                                               h::Below(1, "worst CoatAdamW held-out loss / ln(classes)")}),
+                        .criterion_reason = "issue 49: [min, max] over 3 deterministic seeds is no confidence "
+                                            "interval, so every seed's difference is judged (some but not all "
+                                            "within 2% was INCONCLUSIVE, is NOT_REPRODUCED); plus an absolute "
+                                            "leaf: CoatAdamW beats a uniform guess"},
                   TrainingParity);
-CB_REGISTER_CLAIM(kC5, {.id = "coat.C5", .section = "§4, §6 (memory)",
-                        .statement = "optimizer states fall from 8 to about 2.19 bytes per parameter; end-to-end memory 1.54x lower than BF16",
-                        .paper_value = "2 + 24/128 = 2.19 B/param (3.66x); 1.54x end-to-end",
+// What C5 judges is fixed by the storage format (two E4M3 moments, 1 B each,
+// and 24 B of DRE parameters per 128-group), so it is a prerequisite: our
+// CoatAdamW stores what COAT stores. The paper's 1.54x end-to-end memory is
+// not measured: our analytic accounting of it is recorded beside, not judged.
+CB_REGISTER_CLAIM(kC5, {.id = "coat.C5", .kind = h::ClaimKind::kPrerequisite, .section = "§4 (memory)",
+                        .statement = "CoatAdamW's optimizer state takes 2 + 24/128 = 2.19 bytes per parameter (fp32 "
+                                     "AdamW: 8), as its storage format fixes; the end-to-end 1.54x is recorded "
+                                     "from our accounting, not judged",
+                        .paper_value = "2 + 24/128 = 2.19 B/param (3.66x), by construction of the storage format; "
+                                       "1.54x end-to-end not judged here",
                         .paper_setting = "OLMo / Llama-2 training with FSDP on H100s",
                         .metric = "measured CoatAdamW state bytes per parameter (peak allocation)",
-                        .criterion = h::Within(2.15, 2.25, "state bytes per parameter")},
+                        .criterion = h::Within(2.15, 2.25, "state bytes per parameter"),
+                        .criterion_reason = "restated (issue 49): it checked bytes per parameter that the storage "
+                                            "format fixes, not the 1.54x end-to-end memory its statement named"},
                   MemoryRatio);
 CB_REGISTER_CLAIM(kC5s, {.id = "coat.C5s", .section = "§6 (speed)",
                          .statement = "COAT trains 1.43x faster than BF16 end to end; here: FP8 vs BF16 linear-layer GEMMs",
                          .paper_value = "1.43x end-to-end (README: up to 1.44x)",
                          .paper_setting = "8xH100, FSDP, OLMo SpeedBench",
                          .metric = "median over Llama-2-7B linear shapes of t_bf16 / t_fp8",
-                         .criterion = h::AtLeast(1.43, "[min, max] over layers"),
+                         .criterion = h::AtLeast(1.43, "median over the 4 layers of t_bf16 / t_fp8"),
+                         .criterion_reason = "issue 49: [min, max] over 4 layer shapes is no confidence interval; "
+                                             "the median the metric names is judged",
                          .requirements = {.gpu = true},
                          .depends_on_clock = true},
                    LinearLayerSpeedup);
-CB_REGISTER_CLAIM(kE1, {.id = "coat.E1", .section = "FP8 formats (cuda_fp8.h)",
+CB_REGISTER_CLAIM(kE1, {.id = "coat.E1", .kind = h::ClaimKind::kPrerequisite, .section = "FP8 formats (cuda_fp8.h)",
                         .statement = "the GPU's FP8 conversions (cvt.rn.satfinite) equal the CPU emulator bit for bit",
                         .paper_value = "n/a (prerequisite: the emulator is the spec)", .paper_setting = "n/a",
                         .metric = "codes that differ", .criterion = h::Equals(0, "codes that differ"),
                         .requirements = {.gpu = true}},
                   DeviceEncodesMatchEmulator);
-CB_REGISTER_CLAIM(kP1, {.id = "coat.P1", .section = "issue 8 performance target",
+CB_REGISTER_CLAIM(kP1, {.id = "coat.P1", .kind = h::ClaimKind::kPrerequisite, .section = "issue 8 performance target",
                         .statement = "the CUDA DRE quantize/dequantize kernels run at >= 70% of device memory bandwidth",
                         .paper_value = "n/a (our target)", .paper_setting = "n/a",
                         .metric = "achieved bandwidth / measured device copy bandwidth",

@@ -13,13 +13,17 @@
 // Vectors: the columns of each tensor as stored (as `claimbench docs` reads
 // them); the rows (a Hugging Face weight's output neurons) are measured too
 // and recorded, not judged (docs_layers.h, Transposed()).
+// Each claim is a check of docs.D4 (check_of: the paper's fields are D4's).
 // Criterion (fixed before the first run), on the trained model, columns:
 //   adjacent - non-adjacent mean DOCS, 95% CI >= 0, and
-//   adjacent - chance floor, 95% CI >= 0.
+//   adjacent - chance floor, 95% CI >= 0;
+// each interval's n is its smaller sample (5 adjacent pairs), below the
+// percentile bootstrap's minimum, so the verdict is INCONCLUSIVE.
 // The untrained model and the permutation p-value are recorded beside it,
 // not judged. Without the shipped models (lm_fixtures.h) the claims are
 // UNMEASURABLE. Every profile uses the target (the smoke model has one
 // layer: no pair to compare); profiles differ in chance-floor draws only.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -156,9 +160,17 @@ h::Outcome TrainedLayers(size_t type_index, h::ClaimContext& ctx) {
        ChanceRows("lm_chance_floor", {{"proj", type.name}, {"vectors", "rows"}}, chance_t, chance_seed + 1)) {
     ctx.Record(row, row.kind);
   }
+  // Each gap is a two-sample bootstrap (docs_layers.cpp, TwoSampleGapCi); its
+  // coverage is bounded by the smaller sample, so that is its n: the model's
+  // adjacent pairs (5 for 6 layers), which a percentile interval cannot be
+  // judged on (h::MinTrials): INCONCLUSIVE, "too few trials".
+  const int64_t n_far = std::min<int64_t>(a.adjacent_pairs, a.non_adjacent_pairs);
+  const int64_t n_chance = std::min<int64_t>(a.adjacent_pairs, int64_t(chance.scores.size()));
   return ctx.Judge(
-      {h::Estimate::Ci(a.gap_far, a.gap_far_ci.low, a.gap_far_ci.high),
-       h::Estimate::Ci(a.gap_chance, a.gap_chance_ci.low, a.gap_chance_ci.high)},
+      {h::Estimate::Ci(a.gap_far, a.gap_far_ci.low, a.gap_far_ci.high, h::IntervalMethod::kPercentileBootstrap,
+                       n_far),
+       h::Estimate::Ci(a.gap_chance, a.gap_chance_ci.low, a.gap_chance_ci.high,
+                       h::IntervalMethod::kPercentileBootstrap, n_chance)},
       h::StrFormat("fixtures/lm/target %s, %zu layers of %lldx%lld, columns as vectors: adjacent %.4f, "
                    "non-adjacent %.4f, adjacent - chance %.4f [%.4f, %.4f], permutation p %.3f; untrained "
                    "(RandomInit seed %llu): adjacent %.4f, non-adjacent %.4f; chance floor %.4f (sd %.4f, %d "
@@ -178,14 +190,13 @@ h::Outcome TrainedLayersOf(h::ClaimContext& ctx) {
   return TrainedLayers(kType, ctx);
 }
 
+// Each is a check of docs.D4 (the paper's statement, once) on one projection
+// type of the trained transformer.
 h::ClaimSpec Spec(const char* id, const char* proj) {
   return {.id = id,
-          .section = "§4, heatmaps",
-          .statement = std::string("in a trained transformer, adjacent layers' ") + proj +
-                       " matrices are more similar than non-adjacent ones and than chance",
-          .paper_value = "adjacent layers cluster in the heatmaps of real LLMs (no number given)",
-          .paper_setting = "Llama/Mistral/Gemma-family checkpoints, W_q..MLP-Down",
-          .metric = "mean DOCS adjacent - non-adjacent layer pairs [bootstrap over pairs]",
+          .check_of = "docs.D4",
+          .metric = std::string("mean DOCS adjacent - non-adjacent layer pairs of the trained transformer's ") +
+                    proj + " matrices [bootstrap over pairs]",
           .criterion = h::AllOf({h::AtLeast(0, "adjacent - non-adjacent, 95% CI"),
                                  h::AtLeast(0, "adjacent - chance floor, 95% CI")})};
 }

@@ -181,7 +181,10 @@ TEST_F(EagleCliTest, GenWritesImagesAndQuestionsThatScoreWhenAnswered) {
   for (const char* task : {"docvqa", "chartqa", "mcq"}) EXPECT_EQ(s[task]["value"], 100.0) << task;
 }
 
-TEST_F(EagleCliTest, ModelClaimsRunOnAnEndpointAndAreRecordedBesideThePaper) {
+// With only an endpoint, P1 runs the model on our generated documents (the
+// requests below) and records the scores, but they are not DocVQA: UNMEASURABLE
+// with that reason, never a verdict against the paper's number (issue 49).
+TEST_F(EagleCliTest, ModelClaimsOnAnEndpointAreRecordedButNotJudged) {
   cb::testing::HttpServer server([](int, const cb::testing::HttpRequest&) {
     return cb::testing::HttpReply{200, cb::testing::HttpServer::ChatBody("A")};
   });
@@ -195,11 +198,42 @@ TEST_F(EagleCliTest, ModelClaimsRunOnAnEndpointAndAreRecordedBesideThePaper) {
   const auto j = nlohmann::json::parse(out_);
   std::map<std::string, nlohmann::json> by_id;
   for (const auto& c : j["claims"]) by_id[c["id"]] = c;
-  EXPECT_EQ(by_id["eagle.P1"]["verdict"], "INCONCLUSIVE");
-  EXPECT_TRUE(by_id["eagle.P1"]["value"].is_number());  // "A" is far from every document answer
-  EXPECT_LT(by_id["eagle.P1"]["value"].get<double>(), 50.0);
+  EXPECT_EQ(by_id["eagle.P1"]["verdict"], "UNMEASURABLE");
+  EXPECT_NE(by_id["eagle.P1"]["reason"].get<std::string>().find("are not DocVQA val"), std::string::npos)
+      << by_id["eagle.P1"]["reason"];
   EXPECT_EQ(by_id["eagle.P3"]["verdict"], "UNMEASURABLE");
   EXPECT_NE(by_id["eagle.P3"]["reason"].get<std::string>().find("eval eagle --predictions"), std::string::npos);
+}
+
+// P3 is judged on a prediction file covering TextVQA val: 3,560 of 5,000 right
+// is the paper's 71.2 (REPRODUCED); a model answering "no" to everything
+// scores 0 (NOT_REPRODUCED); a file with part of the split is UNMEASURABLE.
+TEST_F(EagleCliTest, BenchmarkClaimsAreJudgedOnAPredictionFile) {
+  auto write = [&](const std::string& name, int rows, int right) {
+    std::ofstream f(dir_ / name);
+    for (int i = 0; i < rows; ++i)
+      f << nlohmann::json({{"question_id", i}, {"task", "textvqa"}, {"pred", i < right ? "yes" : "no"},
+                           {"answers", std::vector<std::string>(10, "yes")}})
+               .dump()
+        << "\n";
+  };
+  write("paper.jsonl", 5000, 3560);
+  write("constant.jsonl", 5000, 0);
+  write("part.jsonl", 100, 71);
+  std::map<std::string, std::string> verdict, reason;
+  for (const char* file : {"paper.jsonl", "constant.jsonl", "part.jsonl"}) {
+    setenv("CLAIMBENCH_EAGLE_PREDICTIONS", (dir_ / file).c_str(), 1);
+    const int rc = Run("run --claim eagle.P3 --profile smoke --json --ledger l.db");
+    unsetenv("CLAIMBENCH_EAGLE_PREDICTIONS");
+    ASSERT_EQ(rc, 0) << err_;
+    const auto c = nlohmann::json::parse(out_)["claims"][0];
+    verdict[file] = c["verdict"];
+    reason[file] = c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+  }
+  EXPECT_EQ(verdict["paper.jsonl"], "REPRODUCED") << reason["paper.jsonl"];
+  EXPECT_EQ(verdict["constant.jsonl"], "NOT_REPRODUCED");
+  EXPECT_EQ(verdict["part.jsonl"], "UNMEASURABLE");
+  EXPECT_NE(reason["part.jsonl"].find("over all 5000"), std::string::npos) << reason["part.jsonl"];
 }
 
 TEST_F(EagleCliTest, AnEndpointReturningGarbageIsAClearError) {

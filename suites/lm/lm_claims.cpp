@@ -9,6 +9,7 @@
 //       (untied GQA, tied, MHA), the masked-LM encoder and the tiny ViT;
 //   L3  KV-cache prefill + one-token decode equals full recomputation
 //       (max |logit difference| <= 1e-12 at every position).
+// Both are prerequisites (checks of our own code), not a paper's claims.
 // README: suites/lm/README.md. Thresholds were fixed before the first run.
 #include <algorithm>
 #include <cmath>
@@ -177,7 +178,9 @@ h::Outcome DecodeEqualsRecomputation(h::ClaimContext& ctx) {
                        std::to_string(ctx.seed()));
 }
 
+// Both check the oracle the lm-based suites rest on: prerequisites.
 CB_REGISTER_CLAIM(l1, {.id = "lm.L1",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .statement = "Gradients equal central finite differences in fp64 (max "
                                     "relative error <= 1e-6 over every parameter tensor)",
                        .paper_value = "<= 1e-6",
@@ -185,6 +188,7 @@ CB_REGISTER_CLAIM(l1, {.id = "lm.L1",
                        .criterion = h::AtMost(1e-6, "max relative error")},
                   GradientsMatchFiniteDifferences);
 CB_REGISTER_CLAIM(l3, {.id = "lm.L3",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .statement = "KV-cache decode equals recomputation",
                        .paper_value = "<= 1e-12",
                        .metric = "max |decoded logit - recomputed logit|",

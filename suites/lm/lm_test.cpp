@@ -85,12 +85,10 @@ TEST(LmClaims, HeldoutCrossEntropyRowsAndVerdictAgree) {
   EXPECT_LT(bayes, target + 0.05);
   ASSERT_TRUE(o.value.has_value());
   EXPECT_NEAR(*o.value, kn - target, 1e-9);
-  if (o.ci_low && *o.ci_low > 0) {
-    EXPECT_EQ(o.verdict, h::Verdict::kReproduced);
-  }
-  if (o.ci_high && *o.ci_high < 0) {
-    EXPECT_EQ(o.verdict, h::Verdict::kNotReproduced);
-  }
+  // Smoke bootstraps 4 documents, below the 20 a percentile interval is
+  // judged on: INCONCLUSIVE whatever the interval, with the reason.
+  EXPECT_EQ(o.verdict, h::Verdict::kInconclusive);
+  EXPECT_NE(o.reason.find("too few trials: n = 4"), std::string::npos) << o.reason;
 }
 
 TEST(LmClaims, DraftTargetCostRatioIsRecorded) {

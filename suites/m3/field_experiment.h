@@ -28,7 +28,7 @@
 //               T2I over the test images) and CLIP-stand-in grounding (per
 //               view and class with >= 2% of the pixels: cos to the text
 //               embedding, Otsu, IoU), each on the raw features, M3 and
-//               F-3DGS
+//               F-3DGS, and a mask of every pixel (the trivial baseline)
 // Parameters counted: 6 geometry numbers per Gaussian for both; M3 adds its
 // queries, every W_m and the memory banks; F-3DGS its features.
 #ifndef CB_SUITES_M3_FIELD_EXPERIMENT_H_
@@ -77,6 +77,9 @@ struct FieldOutcome {
   int64_t gaussians = 0, params_m3 = 0, params_f3dgs = 0;
   RetrievalScores retrieval_raw, retrieval_m3, retrieval_f3dgs;
   GroundingScores grounding_raw, grounding_m3, grounding_f3dgs;
+  // The trivial baseline of M5's absolute leaf: every pixel predicted as
+  // the queried class (IoU = the class's share of the view).
+  GroundingScores grounding_all;
   double final_loss_m3 = 0, final_loss_f3dgs = 0;  // summed over extractors, last step
 };
 

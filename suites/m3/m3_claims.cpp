@@ -2,13 +2,17 @@
 // M3's claims (suites/m3/README.md has each with our setting):
 //   M1  PSC: duplicates collapse, θ = 1 keeps the unique rows, the drop quirk
 //       and order dependence (exact checks; counts on the scene's tokens)
+//       [prerequisite]
 //   M2  GMA's τ -> 0 limit stays within its bound; fp16 GMA within budget
-//   M3  M3 stores fewer parameters than a full-feature field at comparable
-//       held-out cosine distance, per feature extractor
+//       [prerequisite: by construction]
+//   M3  at the smaller parameter budget our widths fix (recorded, not
+//       judged), M3's held-out cosine distance is comparable to a
+//       full-feature field's, per feature extractor
 //   M4  retrieval from M3's rendered features beats the full-feature field's
 //   M5  grounding from M3's rendered features is at least the full-feature
 //       field's
 //   M6  the CUDA splatting (forward, backward) and GMA agree with fp64
+//       [prerequisite]
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -59,7 +63,10 @@ h::MeanCi RecordMeanCi(h::ClaimContext& ctx, const std::string& name, const std:
   return c;
 }
 
-h::Estimate Ci(const h::MeanCi& c) { return h::Estimate::Ci(c.mean, c.low, c.high); }
+// A t-interval over the field seeds as a criterion's estimate (n = seeds).
+h::Estimate Ci(const h::MeanCi& c) {
+  return h::Estimate::Ci(c.mean, c.low, c.high, h::IntervalMethod::kStudentT, c.n);
+}
 
 // ---------------------------------------------------------------------------
 // M1: PSC.
@@ -146,6 +153,7 @@ h::Outcome PscClaim(h::ClaimContext& ctx) {
 }
 
 CB_REGISTER_CLAIM(m1, {.id = "m3.M1",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .section = "§3.1, Alg. 1 (PSC)",
                        .statement = "Principal scene components collapse duplicate feature vectors into one memory "
                                     "row each; as the code runs it, a row whose similar set holds a used row is "
@@ -202,6 +210,7 @@ h::Outcome GmaLimitClaim(h::ClaimContext& ctx) {
 }
 
 CB_REGISTER_CLAIM(m2, {.id = "m3.M2",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .section = "§3.2 (GMA), xy_utils/memory.py",
                        .statement = "As τ -> 0, Gaussian memory attention returns the memory row of highest cosine, "
                                     "off by at most sum_j exp((cos_j - cos_k)/τ)|M_j - M_k|; the code's fp16 GMA "
@@ -239,9 +248,17 @@ h::Outcome StorageClaim(h::ClaimContext& ctx) {
   RecordFieldRuns(ctx, runs);
   std::vector<double> ratio;
   for (const FieldOutcome& r : runs) ratio.push_back(double(r.params_m3) / double(r.params_f3dgs));
+  // The parameter ratio follows from the widths we chose (query channels,
+  // memory rows, extractor dimensions), so it is recorded, not judged.
   const h::MeanCi rc = RecordMeanCi(ctx, "params_m3_over_f3dgs", ratio);
-  std::vector<h::Estimate> measured = {h::Estimate::Exact(*std::max_element(ratio.begin(), ratio.end()))};
+  std::vector<h::Estimate> measured;
   std::string detail;
+  std::vector<double> worst_m3;  // per seed, M3's largest held-out cosine distance over the extractors
+  for (const FieldOutcome& r : runs) {
+    double w = 0;
+    for (const ExtractorOutcome& e : r.extractors) w = std::max(w, e.m3.cosine);
+    worst_m3.push_back(w);
+  }
   for (size_t e = 0; e < runs[0].extractors.size(); ++e) {
     std::vector<double> diff;
     for (const FieldOutcome& r : runs) diff.push_back(r.extractors[e].m3.cosine - r.extractors[e].f3dgs.cosine);
@@ -251,23 +268,35 @@ h::Outcome StorageClaim(h::ClaimContext& ctx) {
     detail += h::StrFormat("; %s: M3 - F-3DGS %+.3f [%+.3f, %+.3f] (%s)", name.c_str(), c.mean, c.low, c.high,
                            c.high < 0 ? "M3 better" : c.low > 0 ? "M3 worse" : "no clear difference");
   }
-  return ctx.Judge(measured, s.Describe() + h::StrFormat("; %d seeds; M3 / F-3DGS parameters %.3f", SeedsFor(ctx),
-                                                         rc.mean) + detail);
+  const h::MeanCi wc = RecordMeanCi(ctx, "cosine_distance_m3_worst_extractor", worst_m3);
+  measured.push_back(Ci(wc));
+  return ctx.Judge(measured, s.Describe() +
+                                 h::StrFormat("; %d seeds; M3 / F-3DGS parameters %.3f (fixed by the widths, not "
+                                              "judged); M3's worst held-out cosine distance %.3f",
+                                              SeedsFor(ctx), rc.mean, wc.mean) +
+                                 detail);
 }
 
 CB_REGISTER_CLAIM(m3, {.id = "m3.M3",
                        .section = "§4, Tables 1-2 (35M vs 61M)",
-                       .statement = "M3 stores fewer parameters than a full-feature Gaussian field (F-3DGS) at "
-                                    "comparable feature cosine distance for every foundation model",
+                       .statement = "With fewer parameters than a full-feature Gaussian field (F-3DGS), M3 reaches "
+                                    "a comparable feature cosine distance for every foundation model (here the "
+                                    "parameter ratio is fixed by the widths we chose: recorded, not judged)",
                        .paper_value = "35M vs 61M parameters; train-scene cosine distance M3 vs F-3DGS: CLIP .314 "
                                       "vs .333, SigLIP .281 vs .369 (better), DINOv2 .532 vs .379, SEEM .139 vs .106 "
                                       "(worse)",
                        .metric = "M3 / F-3DGS parameters (max over seeds); held-out cosine distance difference",
-                       .criterion = h::AllOf({h::AtMost(0.999, "parameter ratio, max over seeds"),
-                                              h::AtMost(0.153, "cos distance M3 - F-3DGS, CLIP stand-in, t-CI "
+                       .criterion = h::AllOf({h::AtMost(0.153, "cos distance M3 - F-3DGS, CLIP stand-in, t-CI "
                                                                "(0.153: the paper's own largest gap, DINOv2)"),
                                               h::AtMost(0.153, "same, SigLIP stand-in"),
-                                              h::AtMost(0.153, "same, DINOv2 stand-in")})},
+                                              h::AtMost(0.153, "same, DINOv2 stand-in"),
+                                              h::Below(1, "M3's worst-extractor held-out cosine distance, t-CI "
+                                                          "(1: rendering zeros)")}),
+                       .criterion_setting = "width scale 0.05 / 0.25 / 1 (smoke / quick / full) of 768, 1152, 1536; "
+                                            "query channels 16 / 32 / 32",
+                       .criterion_reason = "issue 49: the parameter-ratio leaf held by the widths we chose, so it is "
+                                           "recorded, not judged; an absolute leaf (M3 better than rendering zeros) "
+                                           "added; the cosine leaves are unchanged"},
                   StorageClaim);
 
 h::Outcome RetrievalClaim(h::ClaimContext& ctx) {
@@ -287,10 +316,15 @@ h::Outcome RetrievalClaim(h::ClaimContext& ctx) {
   RecordMeanCi(ctx, "t2i1_f3dgs", t2i_f3, "%");
   const h::MeanCi di = RecordMeanCi(ctx, "i2t1_m3_minus_f3dgs", d_i2t, "%"),
                   dt = RecordMeanCi(ctx, "t2i1_m3_minus_f3dgs", d_t2i, "%");
-  return ctx.Judge({Ci(di), Ci(dt)},
+  // Chance I2T@1: one caption of the test views' own plus 3x as many negatives.
+  const double chance = 100.0 / (4.0 * s.scene.test_views);
+  std::vector<double> over_chance;
+  for (double x : i2t_m3) over_chance.push_back(x - chance);
+  const h::MeanCi oc = RecordMeanCi(ctx, "i2t1_m3_minus_chance", over_chance, "%");
+  return ctx.Judge({Ci(di), Ci(dt), Ci(oc)},
                    s.Describe() + h::StrFormat("; SigLIP stand-in, %d held-out views, 3x negatives; I2T@1 M3 %.1f, "
-                                               "F-3DGS %.1f, raw %.1f",
-                                               s.scene.test_views, a.mean, b.mean, c.mean));
+                                               "F-3DGS %.1f, raw %.1f, chance %.2f",
+                                               s.scene.test_views, a.mean, b.mean, c.mean, chance));
 }
 
 CB_REGISTER_CLAIM(m4, {.id = "m3.M4",
@@ -301,16 +335,20 @@ CB_REGISTER_CLAIM(m4, {.id = "m3.M4",
                                       "vs 0.0",
                        .metric = "recall@1 difference M3 - F-3DGS, percentage points",
                        .criterion = h::AllOf({h::AtLeast(0, "I2T@1 M3 - F-3DGS, t-CI over seeds"),
-                                              h::AtLeast(0, "T2I@1 M3 - F-3DGS, t-CI over seeds")})},
+                                              h::AtLeast(0, "T2I@1 M3 - F-3DGS, t-CI over seeds"),
+                                              h::Above(0, "I2T@1 M3 - chance (100 / captions), t-CI over seeds")}),
+                       .criterion_reason = "issue 49: a comparison claim carries an absolute leaf (M3's retrieval "
+                                           "above chance), added to the unchanged comparison leaves"},
                   RetrievalClaim);
 
 h::Outcome GroundingClaim(h::ClaimContext& ctx) {
   const FieldSetting s = SettingFor(ctx);
   const std::vector<FieldOutcome>& runs = Runs(ctx, s);
-  std::vector<double> m3, f3, raw, diff, ap_m3, ap_f3;
+  std::vector<double> m3, f3, raw, diff, ap_m3, ap_f3, over_all;
   for (const FieldOutcome& r : runs) {
     m3.push_back(r.grounding_m3.miou), f3.push_back(r.grounding_f3dgs.miou), raw.push_back(r.grounding_raw.miou);
     diff.push_back(r.grounding_m3.miou - r.grounding_f3dgs.miou);
+    over_all.push_back(r.grounding_m3.miou - r.grounding_all.miou);
     ap_m3.push_back(r.grounding_m3.ap50), ap_f3.push_back(r.grounding_f3dgs.ap50);
     ctx.RecordExact({.case_name = "grounding", .backend = "cpu", .params = {{"queries", r.grounding_m3.queries}},
                      .metric = "ciou_m3", .direction = "higher", .value = r.grounding_m3.ciou});
@@ -320,9 +358,11 @@ h::Outcome GroundingClaim(h::ClaimContext& ctx) {
   RecordMeanCi(ctx, "ap50_m3", ap_m3, "%");
   RecordMeanCi(ctx, "ap50_f3dgs", ap_f3, "%");
   const h::MeanCi d = RecordMeanCi(ctx, "miou_m3_minus_f3dgs", diff, "%");
-  return ctx.Judge({Ci(d)}, s.Describe() + h::StrFormat("; CLIP stand-in, Otsu on cos to the class text; mIoU "
-                                                        "M3 %.1f, F-3DGS %.1f, raw %.1f",
-                                                        a.mean, b.mean, c.mean));
+  const h::MeanCi oa = RecordMeanCi(ctx, "miou_m3_minus_all_pixels_mask", over_all, "%");
+  return ctx.Judge({Ci(d), Ci(oa)},
+                   s.Describe() + h::StrFormat("; CLIP stand-in, Otsu on cos to the class text; mIoU M3 %.1f, "
+                                               "F-3DGS %.1f, raw %.1f, every-pixel mask %.1f",
+                                               a.mean, b.mean, c.mean, a.mean - oa.mean));
 }
 
 CB_REGISTER_CLAIM(m5, {.id = "m3.M5",
@@ -332,7 +372,10 @@ CB_REGISTER_CLAIM(m5, {.id = "m3.M5",
                        .paper_value = "Train scene, CLIP: mIoU 25.4 (M3) vs 24.2 (F-3DGS), raw 25.3; AP50 19.6 vs "
                                       "16.3; Playroom mIoU 23.1 vs 23.8 (M3 worse)",
                        .metric = "mIoU difference M3 - F-3DGS, percentage points",
-                       .criterion = h::AtLeast(0, "mIoU M3 - F-3DGS, t-CI over seeds")},
+                       .criterion = h::AllOf({h::AtLeast(0, "mIoU M3 - F-3DGS, t-CI over seeds"),
+                                              h::Above(0, "mIoU M3 - mIoU of an every-pixel mask, t-CI over seeds")}),
+                       .criterion_reason = "issue 49: a comparison claim carries an absolute leaf (M3 grounds better "
+                                           "than masking every pixel), added to the unchanged comparison leaf"},
                   GroundingClaim);
 
 // ---------------------------------------------------------------------------
@@ -380,6 +423,7 @@ h::Outcome CudaAgreementClaim(h::ClaimContext& ctx) {
 }
 
 CB_REGISTER_CLAIM(m6, {.id = "m3.M6",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .section = "n/a (our CUDA path)",
                        .statement = "The CUDA splatting forward and backward and the CUDA GMA agree with the fp64 "
                                     "reference within atol 1e-4 + rtol 1e-3",

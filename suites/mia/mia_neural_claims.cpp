@@ -1,12 +1,15 @@
 // File: suites/mia/mia_neural_claims.cpp
 // -----------------------------------------------------------------------------
 // The Min-K%++ and FSD claims of mia_claims.cpp again, on trained
-// transformers of the substrate (issue 20) instead of the Kneser-Ney model;
-// the n-gram claims are unchanged and these carry their own ids:
+// transformers of the substrate (issue 20) instead of the Kneser-Ney model.
+// Each keeps its own id and is a check (check_of) of its n-gram twin, whose
+// paper fields and criterion it shares; mia.K2-lm, like mia.K2, is a
+// prerequisite (the invariance holds by construction):
 //   mia.K1-wikimia-lm, mia.K1-mimir-lm  AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2) > 0
 //   mia.K2-lm                           s_t invariant to a logit shift, on the model's logits
 //   mia.F1-lm                           FSD (LoRA fine-tune) raises Loss's and Min-K%'s AUROC
-//   mia.F2-lm                           non-members' NLL drops more than members'
+//   mia.F2-lm                           non-members' NLL drops more than members' (AUROC of
+//                                       the drop, 98% CI > 0.5)
 //   mia.F3-lm                           the gain vanishes with an out-of-domain fine-tune
 // Models (fixtures/lm, found by lm_fixtures.h; without them every claim is
 // UNMEASURABLE): WikiMIA-like, the substrate's models trained on the default
@@ -21,6 +24,7 @@
 // One trained model per split, so the CIs of K1 are over texts (a paired
 // stratified bootstrap of one group), not over training seeds; FSD's CIs pool
 // `fsd_seeds` LoRA fine-tunes (init and batch order), each a group.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -47,7 +51,6 @@ namespace {
 namespace h = cb::harness;
 
 CB_CLAIM_DEFAULTS({.paper = "Min-K%++ (Zhang et al., ICLR 2025)"});
-constexpr const char* kFsd = "FSD (Zhang et al., ICLR 2025)";
 
 enum class Split { kWikiMia, kMimir };
 
@@ -160,8 +163,25 @@ void RecordDiff(h::ClaimContext& ctx, const std::string& case_name, const Neural
                       .ci_high = d.ci.high, .n = int64_t(d.per_group.size()), .samples = d.per_group});
 }
 
-h::Estimate CiOf(const cb::ref::PairedDiff& d) { return h::Estimate::Ci(d.mean_diff, d.ci.low, d.ci.high); }
-bool Excludes0(const cb::ref::PairedDiff& d) { return d.ci.low > 0 || d.ci.high < 0; }
+// The paired bootstrap resamples texts within each group (one per FSD run,
+// or the one group of texts): its trials are every text of every group.
+h::Estimate CiOf(const cb::ref::PairedDiff& d, const NeuralExperimentResult& r) {
+  const int64_t texts = int64_t(d.per_group.size() * r.labels.size());
+  return h::Estimate::Ci(d.mean_diff, d.ci.low, d.ci.high, h::IntervalMethod::kPercentileBootstrap, texts);
+}
+
+// F2's measure: AUROC of the per-text NLL drop, non-members positive, with its
+// stratified bootstrap CI at level 0.98 over the pooled texts (as mia_claims.cpp).
+h::Estimate DropAurocCi(const h::ClaimContext& ctx, const std::vector<double>& member,
+                        const std::vector<double>& nonmember) {
+  std::vector<double> drops = nonmember;
+  drops.insert(drops.end(), member.begin(), member.end());
+  std::vector<int> nonmember_label(drops.size(), 0);
+  std::fill(nonmember_label.begin(), nonmember_label.begin() + nonmember.size(), 1);
+  const auto ci = cb::ref::BootstrapAurocCi(drops, nonmember_label, ctx.ByProfile(300, 1000, 2000), ctx.seed(), 0.98);
+  return h::Estimate::Ci(cb::ref::Auroc(drops, nonmember_label), ci.low, ci.high,
+                         h::IntervalMethod::kPercentileBootstrap, int64_t(drops.size()));
+}
 
 // Runs `body` on the split's experiment; a missing fixture or a model that
 // was not trained on the corpus is UNMEASURABLE with the reason.
@@ -218,7 +238,7 @@ h::Outcome K1(h::ClaimContext& ctx, Split split) {
         note = std::string("; e=2 row not recorded: ") + e.what();
       }
     }
-    return ctx.Judge({CiOf(d), h::Estimate::Check(Excludes0(d))}, SettingOf(ctx, r, split) + note);
+    return ctx.Judge({CiOf(d, r)}, SettingOf(ctx, r, split) + note);
   });
 }
 
@@ -337,8 +357,7 @@ h::Outcome F1(h::ClaimContext& ctx) {
       }
     }
     const bool loss_smaller = loss.mean_diff <= mink.mean_diff;
-    return ctx.Judge({CiOf(loss_smaller ? loss : mink), CiOf(loss_smaller ? mink : loss),
-                      h::Estimate::Check(Excludes0(loss) && Excludes0(mink))},
+    return ctx.Judge({CiOf(loss_smaller ? loss : mink, r), CiOf(loss_smaller ? mink : loss, r)},
                      SettingOf(ctx, r, Split::kWikiMia));
   });
 }
@@ -351,7 +370,6 @@ h::Outcome F2(h::ClaimContext& ctx) {
       for (size_t i = 0; i < r.labels.size(); ++i) (r.labels[i] ? member : nonmember).push_back(run.nll_drop[i]);
     }
     const auto up = cb::ref::MannWhitneyGreater(nonmember, member);
-    const auto down = cb::ref::MannWhitneyGreater(member, nonmember);
     for (const auto& [cls, drops] : {std::pair{"member", &member}, {"nonmember", &nonmember}}) {
       ctx.RecordExact({.case_name = "lm_nll_drop", .backend = "cpu",
                        .params = {{"split", r.split}, {"class", cls}}, .metric = "mean_nll_drop",
@@ -361,14 +379,12 @@ h::Outcome F2(h::ClaimContext& ctx) {
                      .params = {{"split", r.split}, {"test", "mann_whitney_one_sided"}}, .metric = "p_value",
                      .unit = "1", .direction = "lower", .value = up.p_value,
                      .n = int64_t(member.size() + nonmember.size())});
-    h::Outcome o = ctx.Judge({h::Estimate::Check(up.p_value < 0.01),
-                              h::Estimate::Check(up.p_value < 0.01 || down.p_value >= 0.01)},
-                             SettingOf(ctx, r, Split::kWikiMia) +
-                                 h::StrFormat(", one-sided Mann-Whitney p = %.3g; mean drop members %.4f, "
-                                              "non-members %.4f nats/token",
-                                              up.p_value, h::Mean(member), h::Mean(nonmember)));
-    o.value = h::Mean(nonmember) - h::Mean(member);
-    return o;
+    // The verdict as mia.F2's: the drop's AUROC, 98% bootstrap CI above 0.5.
+    return ctx.Judge({DropAurocCi(ctx, member, nonmember)},
+                     SettingOf(ctx, r, Split::kWikiMia) +
+                         h::StrFormat(", one-sided Mann-Whitney p = %.3g; mean drop members %.4f, "
+                                      "non-members %.4f nats/token",
+                                      up.p_value, h::Mean(member), h::Mean(nonmember)));
   });
 }
 
@@ -380,38 +396,41 @@ h::Outcome F3(h::ClaimContext& ctx) {
     RecordDiff(ctx, "lm_fsd_loss_gain_ood", r, loss);
     RecordDiff(ctx, "lm_fsd_mink_gain_ood", r, mink);
     const bool loss_larger = std::abs(loss.mean_diff) >= std::abs(mink.mean_diff);
-    return ctx.Judge({CiOf(loss_larger ? loss : mink), CiOf(loss_larger ? mink : loss)},
+    return ctx.Judge({CiOf(loss_larger ? loss : mink, r), CiOf(loss_larger ? mink : loss, r)},
                      SettingOf(ctx, r, Split::kWikiMia));
   });
 }
 
 // ---------------------------------------------------------------------------
-// Registration (criteria as the n-gram claims', fixed before the first run).
+// Registration. Each claim is another check of its n-gram twin in
+// mia_claims.cpp (check_of): the paper's fields and the criterion are that
+// claim's; the metric says it is the trained transformer.
 
-h::Criterion GainAbove0(const std::string& gain) {
-  return h::AllOf({h::AtLeast(0, gain + ", paired bootstrap 95% CI"),
-                   h::Holds("the CI excludes 0", h::Verdict::kInconclusive)});
-}
+h::Criterion GainAbove0(const std::string& gain) { return h::Above(0, gain + ", paired bootstrap 95% CI"); }
+constexpr const char* kAboveReason =
+    "'CI >= 0 and excludes 0' (a soft INCONCLUSIVE leaf) restated as one strict interval leaf CI > 0 "
+    "(issue 49); same decision, but a CI wholly at or below 0 is now NOT_REPRODUCED";
+constexpr const char* kF2Reason =
+    "the p < 0.01 test leaf (failure INCONCLUSIVE) became its interval: the AUROC of the NLL drop "
+    "(= Mann-Whitney U / n1 n0), 98% bootstrap CI > 0.5 (the same one-sided 1% level; issue 49)";
 
 CB_REGISTER_CLAIM(k1w_lm, {.id = "mia.K1-wikimia-lm",
-                           .section = "Table 1 (WikiMIA)",
-                           .statement = "Min-K%++ has a higher AUROC than Min-K% on WikiMIA-like (shifted) data, "
-                                        "transformer target",
-                           .paper_value = "+6.2 to +10.5 AUROC points (avg of 5 models; len32: 78.3 vs 67.8)",
-                           .paper_setting = "WikiMIA, Mamba-1.4B/Pythia-6.9B/LLaMA-13B/30B/65B",
-                           .metric = "AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2), trained transformer",
-                           .criterion = GainAbove0("AUROC gain")},
+                           .check_of = "mia.K1-wikimia",
+                           .metric = "AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2), trained transformer target",
+                           .criterion = GainAbove0("AUROC gain"),
+                           .criterion_reason = kAboveReason},
                   [](h::ClaimContext& ctx) { return K1(ctx, Split::kWikiMia); });
 CB_REGISTER_CLAIM(k1m_lm, {.id = "mia.K1-mimir-lm",
-                           .section = "Table 2 (MIMIR)",
-                           .statement = "Min-K%++ has a higher AUROC than Min-K% on MIMIR-like (iid) data, "
-                                        "transformer target (members once per epoch)",
-                           .paper_value = "best reference-free method on MIMIR; all AUROCs near chance",
-                           .paper_setting = "MIMIR ngram_13_0.8, Pythia 160M-12B",
-                           .metric = "AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2), trained transformer",
-                           .criterion = GainAbove0("AUROC gain")},
+                           .check_of = "mia.K1-mimir",
+                           .metric = "AUROC(Min-K%++ k=0.2) - AUROC(Min-K% k=0.2), trained transformer target "
+                                     "(members once per epoch)",
+                           .criterion = GainAbove0("AUROC gain"),
+                           .criterion_reason = kAboveReason},
                   [](h::ClaimContext& ctx) { return K1(ctx, Split::kMimir); });
+// A prerequisite like mia.K2 (by construction), so not a check_of it: a
+// check belongs to a paper claim. Its statement is its own.
 CB_REGISTER_CLAIM(k2_lm, {.id = "mia.K2-lm",
+                          .kind = h::ClaimKind::kPrerequisite,
                           .section = "§3 (score definition)",
                           .statement = "The Min-K%++ token score is invariant to adding a constant to a trained "
                                        "transformer's logits",
@@ -421,36 +440,25 @@ CB_REGISTER_CLAIM(k2_lm, {.id = "mia.K2-lm",
                           .criterion = h::AtMost(1e-9, "max |s_t change| (rounding only)")},
                   K2);
 CB_REGISTER_CLAIM(f1_lm, {.id = "mia.F1-lm",
-                          .paper = kFsd,
-                          .section = "Table 1",
-                          .statement = "LoRA fine-tuning on a few non-members (FSD) raises the AUROC of Loss and "
-                                       "of Min-K%, transformer target",
-                          .paper_value = "Min-K% AUROC 0.62 -> 0.91 (WikiMIA, OPT-6.7B)",
-                          .paper_setting = "WikiMIA, OPT-6.7B, LoRA r=16 fine-tune",
-                          .metric = "smaller of the mean AUROC gains FSD(Loss)-Loss and FSD(Min-K%)-Min-K%",
-                          .criterion = h::AllOf({h::AtLeast(0, "smaller gain, paired bootstrap 95% CI"),
-                                                 h::AtLeast(0, "larger gain, paired bootstrap 95% CI"),
-                                                 h::Holds("both CIs exclude 0", h::Verdict::kInconclusive)})},
+                          .check_of = "mia.F1",
+                          .metric = "smaller of the mean AUROC gains FSD(Loss)-Loss and FSD(Min-K%)-Min-K%, "
+                                    "LoRA r=16 fine-tune of the trained transformer target",
+                          .criterion = h::AllOf({h::Above(0, "smaller gain, paired bootstrap 95% CI"),
+                                                 h::Above(0, "larger gain, paired bootstrap 95% CI")}),
+                          .criterion_reason = kAboveReason},
                   F1);
 CB_REGISTER_CLAIM(f2_lm, {.id = "mia.F2-lm",
-                          .paper = kFsd,
-                          .section = "§3 (Figure 2)",
-                          .statement = "After LoRA fine-tuning on non-members, non-members' NLL drops more than "
-                                       "members', transformer target",
-                          .paper_value = "non-members' perplexity drops much more (qualitative)",
-                          .paper_setting = "WikiMIA, LLaMA-7B",
-                          .metric = "mean NLL drop (nats/token) of non-members minus members, pooled over fine-tunes",
-                          .criterion = h::AllOf({h::Holds("non-members' drop larger: one-sided Mann-Whitney p < 0.01",
-                                                          h::Verdict::kInconclusive),
-                                                 h::Holds("members' drop not larger at p < 0.01")})},
+                          .check_of = "mia.F2",
+                          .metric = "AUROC of the per-text NLL drop as a non-membership score, trained transformer "
+                                    "target, pooled over LoRA fine-tunes",
+                          .criterion = h::Above(0.5, "drop AUROC, stratified bootstrap 98% CI"),
+                          .criterion_reason = kF2Reason,
+                          .confidence = 0.98},
                   F2);
 CB_REGISTER_CLAIM(f3_lm, {.id = "mia.F3-lm",
-                          .paper = kFsd,
-                          .section = "Table 16 (domain mismatch)",
-                          .statement = "With an out-of-domain fine-tuning set the FSD gain vanishes, transformer target",
-                          .paper_value = "no improvement under domain mismatch (WikiMIA -> ArXivTection)",
-                          .paper_setting = "WikiMIA target, ArXivTection fine-tuning data",
-                          .metric = "AUROC gain of FSD with the ood fine-tune (the larger |gain| of Loss, Min-K%)",
+                          .check_of = "mia.F3",
+                          .metric = "AUROC gain of FSD with the ood fine-tune (the larger |gain| of Loss, Min-K%), "
+                                    "trained transformer target",
                           .criterion = h::AllOf({h::Within(-0.03, 0.03, "larger |gain|, 95% CI"),
                                                  h::Within(-0.03, 0.03, "smaller |gain|, 95% CI")})},
                   F3);

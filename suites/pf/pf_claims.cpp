@@ -9,7 +9,8 @@
 //   P4  the PF watermark over keys is PF-distributed
 //   P5  calibrated null with de-duplication; inflated without (negative control)
 //   P6  power rises with entropy and length; a deterministic LM gives TPR ~ alpha
-// Criteria were fixed before the first run.
+// P1, P7 and P8 are prerequisites (checks of our own code). Criteria were
+// fixed before the first run.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -233,7 +234,9 @@ h::Outcome Quality(h::ClaimContext& ctx) {
   record("nll_vs_entropy", "max_E_pf_nll_minus_entropy", worst_nll_excess, "nats", trials);
   record("lm_text_nll", "mean_nll_softmax_minus_pf", mean_diff, "nats/token",
          static_cast<int64_t>(diff.size()), ci.low, ci.high);
-  return ctx.Judge({h::Estimate::Ci(mean_diff, ci.low, ci.high), h::Estimate::Exact(worst_excess),
+  return ctx.Judge({h::Estimate::Ci(mean_diff, ci.low, ci.high, h::IntervalMethod::kPercentileBootstrap,
+                                    static_cast<int64_t>(diff.size())),
+                    h::Estimate::Exact(worst_excess),
                     h::Estimate::Exact(max_ratio), h::Estimate::Exact(worst_nll_excess)},
                    h::StrFormat("%d random u (V 2..12): E_PF - E_soft <= %.2e, ratio in [%.3f, %.3f], "
                                 "NLL - H <= %.2e; KN-3 LM, %zu prompts x %zu tokens: NLL_soft - NLL_PF",
@@ -449,8 +452,10 @@ h::Outcome AgreementOn(h::Backend backend, h::ClaimContext& ctx) {
 h::Outcome CpuAgreement(h::ClaimContext& ctx) { return AgreementOn(h::Backend::kCpu, ctx); }
 h::Outcome CudaAgreement(h::ClaimContext& ctx) { return AgreementOn(h::Backend::kCuda, ctx); }
 
+// P7, P8 (our fast samplers against our reference) and P1 (three forms that
+// agree by construction) check our own code: prerequisites.
 CB_REGISTER_CLAIM(kCpuAgreement,
-                  {.id = "pf.P7", .paper = "claimbench pf", .section = "DESIGN §3",
+                  {.id = "pf.P7", .kind = h::ClaimKind::kPrerequisite, .paper = "claimbench pf", .section = "DESIGN §3",
                    .statement = "the CPU fast sampler (paired Philox, log skipped by an exponent "
                                 "bound) picks exactly the fp64 reference's tokens",
                    .paper_value = "-", .paper_setting = "-", .metric = "mismatched tokens",
@@ -458,7 +463,7 @@ CB_REGISTER_CLAIM(kCpuAgreement,
                   CpuAgreement);
 
 CB_REGISTER_CLAIM(kCudaAgreement,
-                  {.id = "pf.P8", .paper = "claimbench pf", .section = "DESIGN §3",
+                  {.id = "pf.P8", .kind = h::ClaimKind::kPrerequisite, .paper = "claimbench pf", .section = "DESIGN §3",
                    .statement = "the fused CUDA noise + argmax sampler picks exactly the fp64 "
                                 "reference's tokens",
                    .paper_value = "-", .paper_setting = "-", .metric = "mismatched tokens",
@@ -468,6 +473,7 @@ CB_REGISTER_CLAIM(kCudaAgreement,
 
 CB_REGISTER_CLAIM(kThreeForms,
                   {.id = "pf.P1",
+                   .kind = h::ClaimKind::kPrerequisite,
                    .section = "§3, Alg. 1 and its report-noisy-max form",
                    .statement = "The permute-and-flip loop, argmax(u/T + Exp(1) noise) and the exact "
                                 "elementary-symmetric / integral formulas give the same distribution",

@@ -189,8 +189,10 @@ h::Outcome LmQuality(h::ClaimContext& ctx) {
   int64_t unknown = 0, generated = 0, impossible = 0;
   for (const Tally& t : tally) unknown += t.unknown, generated += t.generated, impossible += t.impossible;
   return ctx.Judge(
-      {h::Estimate::Ci(m_target, ci_target.low, ci_target.high),
-       h::Estimate::Ci(m_teacher, ci_teacher.low, ci_teacher.high)},
+      {h::Estimate::Ci(m_target, ci_target.low, ci_target.high, h::IntervalMethod::kPercentileBootstrap,
+                       static_cast<int64_t>(d_target.size())),
+       h::Estimate::Ci(m_teacher, ci_teacher.low, ci_teacher.high, h::IntervalMethod::kPercentileBootstrap,
+                       static_cast<int64_t>(d_teacher.size()))},
       h::StrFormat("fixtures/lm/target, %d prompts (%d teacher words) x %d new BPE tokens, T = 1, top-p 1; "
                    "target PPL/token: PF %.2f, softmax %.2f, greedy %.2f; teacher PPL/word: PF %.1f, "
                    "softmax %.1f, greedy %.1f; softmax - PF: target %.3f [%.3f, %.3f], teacher %.3f "

@@ -4,9 +4,13 @@
 //   P1  learned probes through a generator rank held-out zoo models better
 //       (Kendall tau-b) than vanilla probing and than random probes
 //   P2  the generator is affine before its tanh (exact, to rounding)
-//   P3  FLOPs of ProbeGen against a graph-metanetwork cost model
+//       [prerequisite]
+//   P3  our FLOPs accounting (ProbeGen; a graph-metanetwork cost model) meets
+//       a hand count on the CIFAR10-GS CNN [prerequisite: the paper's
+//       30-1000x is recorded beside its ratio, not judged]
 //   P4  ProbeGen's predictions sort held-out models into above / below the
-//       median accuracy >= 20 points better than chance
+//       median accuracy >= 20 points better than chance [prerequisite: a
+//       check that our predictors work, not a paper number]
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -56,6 +60,11 @@ std::vector<double> Field(const std::vector<SeedRuns>& runs, double (*get)(const
   std::vector<double> v;
   for (const SeedRuns& r : runs) v.push_back(get(r));
   return v;
+}
+
+// A t-interval over training seeds as a criterion's estimate (n = seeds).
+h::Estimate SeedCi(const h::MeanCi& c) {
+  return h::Estimate::Ci(c.mean, c.low, c.high, h::IntervalMethod::kStudentT, c.n);
 }
 
 void RecordMeanCi(h::ClaimContext& ctx, const std::string& name, const std::vector<double>& samples) {
@@ -111,7 +120,7 @@ h::Outcome RankingClaim(h::ClaimContext& ctx) {
   RecordMeanCi(ctx, "tau_probegen_minus_vanilla", d_vanilla);
   RecordMeanCi(ctx, "tau_probegen_minus_random", d_random);
   const h::MeanCi a = h::TMeanCi(d_vanilla), b = h::TMeanCi(d_random), t = h::TMeanCi(tau_pg);
-  return ctx.Judge({h::Estimate::Ci(a.mean, a.low, a.high), h::Estimate::Ci(b.mean, b.low, b.high)},
+  return ctx.Judge({SeedCi(a), SeedCi(b), SeedCi(t)},
                    SettingText(s, zoo) + h::StrFormat("; mean tau ProbeGen %.3f [%.3f, %.3f]", t.mean, t.low, t.high));
 }
 
@@ -125,7 +134,10 @@ CB_REGISTER_CLAIM(p1, {.id = "probegen.P1",
                                       "are not quoted here, unverified)",
                        .metric = "kendall_tau difference",
                        .criterion = h::AllOf({h::AtLeast(0, "tau(ProbeGen) - tau(vanilla), t-CI over seeds"),
-                                              h::AtLeast(0, "tau(ProbeGen) - tau(random), t-CI over seeds")})},
+                                              h::AtLeast(0, "tau(ProbeGen) - tau(random), t-CI over seeds"),
+                                              h::Above(0, "tau(ProbeGen), t-CI over seeds (no ranking: 0)")}),
+                       .criterion_reason = "issue 49: a comparison claim carries an absolute leaf (ProbeGen ranks "
+                                           "better than no ranking at all), added to the unchanged comparison leaves"},
                   RankingClaim);
 
 // ---------------------------------------------------------------------------
@@ -161,6 +173,7 @@ h::Outcome AffineClaim(h::ClaimContext& ctx) {
 }
 
 CB_REGISTER_CLAIM(p2, {.id = "probegen.P2",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .section = "§4 (the generator has no activations)",
                        .statement = "The deep linear generator before its tanh is one affine map z -> A z + c",
                        .paper_value = "by construction (no activations between the ConvTranspose2d layers)",
@@ -171,15 +184,29 @@ CB_REGISTER_CLAIM(p2, {.id = "probegen.P2",
 // ---------------------------------------------------------------------------
 // P3: FLOPs.
 
+// The CIFAR10-GS models (Unterthiner et al. 2020): 3 conv layers of 16
+// channels, k3 s2 p1, global average pool, dense 10, on 32x32 grey images.
+// Counted by hand, independently of flops.cpp and ZooMacsPerImage:
+//   per image  conv 1->16 at 16x16 out, 16->16 at 8x8, 16->16 at 4x4 (9 taps
+//              each, padding taps counted), dense 16 -> 10 (MACs);
+//   ProbeGen   2 x (64 probes x per image + predictor 640 -> 256, 4 x
+//              256 -> 256, 256 -> 1);
+//   metanet    graph 1 + 16 + 16 + 16 + 10 nodes, 16 + 256 + 256 + 160
+//              edges of 9 features; d 128, 4 rounds: 2 x (4 x (edges x
+//              (2d + 9) x d + nodes x 2d x d) + d).
+constexpr int64_t kCifarGsMacsPerImage = 16 * 16 * (1 * 16 * 9) + 8 * 8 * (16 * 16 * 9) + 4 * 4 * (16 * 16 * 9) +
+                                         16 * 10;
+constexpr int64_t kProbeGenFlops64 = 2 * (64 * kCifarGsMacsPerImage + 640 * 256 + 4 * 256 * 256 + 256);
+constexpr int64_t kMetanetFlops = 2 * (4 * (int64_t{16 + 256 + 256 + 160} * (2 * 128 + 9) * 128 +
+                                            int64_t{1 + 16 + 16 + 16 + 10} * 2 * 128 * 128) +
+                                       128);
+
 h::Outcome FlopsClaim(h::ClaimContext& ctx) {
-  // The CIFAR10-GS models (Unterthiner et al. 2020): 3 conv layers of 16
-  // channels, k3 s2, global average pool, dense 10, on 32x32 grey images.
   const rp::ZooArch cifar_gs = rp::MakeCnnArch(1, 32, {16, 16, 16}, 10);
   const MetanetConfig metanet;
-  double headline = 0.0;
+  const int64_t probegen64 = ProbeGenFlops(cifar_gs, 64), meta = MetanetFlops(cifar_gs, metanet);
   for (int probes : {64, 128}) {
     const double ratio = double(MetanetFlops(cifar_gs, metanet)) / double(ProbeGenFlops(cifar_gs, probes));
-    if (probes == 64) headline = ratio;
     ctx.RecordExact({.case_name = "flops_ratio", .backend = "cpu",
                      .params = {{"arch", rp::ArchToString(cifar_gs)}, {"probes", probes},
                                 {"metanet_hidden", metanet.hidden}, {"metanet_layers", metanet.layers}},
@@ -196,19 +223,33 @@ h::Outcome FlopsClaim(h::ClaimContext& ctx) {
                    .metric = "metanet_over_probegen_flops", .value = lo});
   ctx.RecordExact({.case_name = "flops_ratio_zoo_max", .backend = "cpu", .params = {{"probes", 64}},
                    .metric = "metanet_over_probegen_flops", .value = hi});
-  return ctx.Judge({h::Estimate::Exact(headline)},
-                   h::StrFormat("CIFAR10-GS CNN (%s), 64 probes; metanet cost model d = %d, %d rounds (a lower "
-                                "bound, our assumption: the authors' metanetwork configuration is not matched, so "
-                                "the paper's 30-1000x band is not asserted); our zoo %.1fx..%.1fx",
-                                rp::ArchToString(cifar_gs).c_str(), metanet.hidden, metanet.layers, lo, hi));
+  return ctx.Judge({h::Estimate::Exact(double(probegen64)), h::Estimate::Exact(double(meta))},
+                   h::StrFormat("CIFAR10-GS CNN (%s), 64 probes: ProbeGen %lld FLOPs, metanet cost model (d = %d, "
+                                "%d rounds, a lower bound; our assumption, not the authors' configuration) %lld; "
+                                "ratio %.2fx beside the paper's 30-1000x, not compared; our zoo %.1fx..%.1fx",
+                                rp::ArchToString(cifar_gs).c_str(), static_cast<long long>(probegen64), metanet.hidden,
+                                metanet.layers, static_cast<long long>(meta), double(meta) / double(probegen64), lo,
+                                hi));
 }
 
 CB_REGISTER_CLAIM(p3, {.id = "probegen.P3",
-                       .section = "§1, §5",
-                       .statement = "ProbeGen reads a model with fewer FLOPs than a graph metanetwork",
-                       .paper_value = "30-1000x fewer FLOPs",
-                       .metric = "metanetwork FLOPs / ProbeGen FLOPs",
-                       .criterion = h::AtLeast(1, "FLOPs ratio (CIFAR10-GS CNN, 64 probes)")},
+                       .kind = h::ClaimKind::kPrerequisite,
+                       .section = "§1, §5 (the FLOPs comparison's accounting)",
+                       .statement = "Our FLOPs accounting meets a hand count on the CIFAR10-GS CNN: ProbeGen's read "
+                                    "of a model (64 probe forwards + predictor) and the graph-metanetwork cost model "
+                                    "(d 128, 4 rounds, a lower bound) whose ratio is recorded beside the paper's "
+                                    "30-1000x",
+                       .paper_value = "n/a (prerequisite: our cost model's arithmetic; the paper's 30-1000x fewer "
+                                      "FLOPs is not judged, its metanetwork configuration is not matched)",
+                       .paper_setting = "claimbench probegen FLOPs accounting (flops.h)",
+                       .metric = "FLOPs (ProbeGen, 64 probes; metanetwork cost model)",
+                       .criterion = h::AllOf({h::Equals(double(kProbeGenFlops64), "ProbeGen FLOPs, 64 probes"),
+                                              h::Equals(double(kMetanetFlops), "metanet cost-model FLOPs")}),
+                       .criterion_setting = "CIFAR10-GS CNN conv 16,16,16 k3 s2 on 32x32 grey; 64 probes, predictor "
+                                            "6 x 256; metanet d 128, 4 rounds",
+                       .criterion_reason = "relabelled: the '>= 1x' stood in for the paper's 30-1000x, and the 6.9x "
+                                           "is fixed arithmetic of our own cost model, so what is checked is that "
+                                           "arithmetic (a hand count), as a prerequisite"},
                   FlopsClaim);
 
 // ---------------------------------------------------------------------------
@@ -220,11 +261,11 @@ h::Outcome MedianClaim(h::ClaimContext& ctx) {
   const std::vector<double> acc = Field(runs, [](const SeedRuns& r) { return r.probegen.above_median_accuracy; });
   RecordMeanCi(ctx, "above_median_accuracy_probegen", acc);
   const h::MeanCi c = h::TMeanCi(acc);
-  return ctx.Judge({h::Estimate::Ci(c.mean, c.low, c.high)},
-                   SettingText(s, SharedZoo(s.zoo)) + "; chance 0.5");
+  return ctx.Judge({SeedCi(c)}, SettingText(s, SharedZoo(s.zoo)) + "; chance 0.5");
 }
 
 CB_REGISTER_CLAIM(p4, {.id = "probegen.P4",
+                       .kind = h::ClaimKind::kPrerequisite,
                        .section = "§5 (mechanism)",
                        .statement = "ProbeGen's predictions put held-out models on the right side of the median "
                                     "accuracy at least 20 points more often than chance",

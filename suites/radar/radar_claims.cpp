@@ -6,12 +6,15 @@
 //   R2  needle-segment recall against the exact oracle, and its trend in D
 //   R3  exact fallback: equals dense attention when nothing is skipped
 //   R4  output error at equal budget vs StreamingLLM, random and last
-//       selection; falls with k, 0 when k covers every segment
-//   R5  per-step operation counts grow as t^0.5 (Radar) and t^1 (dense)
+//       selection, and below that of returning zeros; falls with k, 0 when
+//       k covers every segment
+//   R5  per-step operation counts grow as t^0.5 (Radar) and t^1 (dense);
+//       rebuilds grow as log t
 //   R6  paired wall-time speedup dense / Radar per decode step on the CPU
 //       (and GPU when lent), and the measured break-even t
 //   R7  LongBench averages: UNMEASURABLE without a real LLM
-// Criteria and settings were fixed before the first run.
+// Criteria and settings were fixed before the first run; where one changed
+// since, the claim's criterion_reason says why.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -175,11 +178,11 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
       "2 needles (alpha 6), needle segments = mass >= 10x median; recall at D = 64, 256, 1024: %.3f, %.3f, %.3f",
       static_cast<long long>(ts.back()), trials, means[0], means[1], means[2]);
   // No needle segment at all: nothing to judge the criterion on.
-  if (rows.back().hits.empty()) {
-    return {.verdict = h::Verdict::kInconclusive, .value = 0.0, .ci_low = 0.0, .ci_high = 0.0,
-            .setting = setting, .reason = "no segment reached 10x the median mass"};
-  }
-  return ctx.Judge({h::Estimate::Ci(means.back(), ci.low, ci.high), h::Estimate::Check(monotone)}, setting);
+  if (rows.back().hits.empty()) return h::Unmeasurable("no segment reached 10x the median mass", setting);
+  return ctx.Judge({h::Estimate::Ci(means.back(), ci.low, ci.high, h::IntervalMethod::kPercentileBootstrap,
+                                    static_cast<int64_t>(rows.back().hits.size())),
+                    h::Estimate::Check(monotone)},
+                   setting);
 }
 
 // ---------------------------------------------------------------------------
@@ -240,20 +243,29 @@ h::Outcome ExactFallback(h::ClaimContext& ctx) {
 
 // ---------------------------------------------------------------------------
 // R4: error at equal budget (fp64 reference, budget mode).
+//
+// The setting is the one first committed (a9a21c2): d = 16, D = 256, t = 8192,
+// needles of alpha 5, k in {1, 2, 4, 8, 16}. be3b4b9 moved it to d = 32,
+// D = 512, t = 4096, alpha 6, k in {1, 4, 16} with no reason recorded, and the
+// claim passed there; restored, the verdict is what this setting gives.
+constexpr double kR4Alpha = 5.0;
 
 h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
-  const int d = 32, D = 16 * d, w = 32, budget = 256;
-  const int64_t t = 4096;
-  const int trials = ctx.ByProfile(2, 5, 40);
+  const int d = 16, D = 16 * d, w = 32, budget = 256;
+  const int64_t t = 8192;
+  // 20 trials at quick (first committed: 12): the fewest a percentile
+  // bootstrap CI needs (h::MinTrials); about 12 s here. Smoke's 3 read as
+  // "too few trials".
+  const int trials = ctx.ByProfile(3, 20, 40);
   const std::vector<ref::Selection> modes{ref::Selection::kRadar, ref::Selection::kOracle, ref::Selection::kRandom,
                                           ref::Selection::kLast};
   std::vector<std::vector<double>> err(modes.size() + 1);  // + streaming
-  const std::vector<int> ks{1, 4, 16};
+  const std::vector<int> ks{1, 2, 4, 8, 16};
   std::vector<std::vector<double>> err_k(ks.size());
   std::vector<double> err_all;
   std::string content;
   for (int tr = 0; tr < trials; ++tr) {
-    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = 6.0, .needle_lo = 1,
+    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = kR4Alpha, .needle_lo = 1,
                              .needle_hi = t - 200};
     const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() * 7919 + tr);
     content += cb::gen::ContentHash(kv);
@@ -309,52 +321,36 @@ h::Outcome ErrorVsBaselines(h::ClaimContext& ctx) {
     std::vector<double> diff;
     for (int tr = 0; tr < trials; ++tr) diff.push_back(err[0][tr] - err[m][tr]);
     const auto ci = h::MeanBootstrapCi(diff, ctx.seed() + m);
-    measured.push_back(h::Estimate::Ci(h::Mean(diff), ci.low, ci.high));
+    measured.push_back(h::Estimate::Ci(h::Mean(diff), ci.low, ci.high, h::IntervalMethod::kPercentileBootstrap, trials));
     diffs += h::StrFormat("radar - %s: mean %.3g [%.3g, %.3g]; ", names[m], h::Mean(diff), ci.low, ci.high);
   }
-  // The regime this claim was first run in (needle keys of norm alpha 12),
-  // where Radar chose no better than random: recorded beside, not asserted,
-  // so the setting choice stays visible (README "Findings").
-  std::vector<double> diff12;
-  for (int tr = 0; tr < trials; ++tr) {
-    cb::gen::KvCacheParams p{.t = t, .d = d, .needles = 4, .needle_len = 32, .alpha = 12.0,
-                             .needle_lo = 1, .needle_hi = t - 200};
-    const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() * 7919 + tr);
-    std::vector<double> dense(d), out(d), e(2);
-    ref::DenseDecode(kv.Query(0), kv.Keys(0), kv.Values(0), t, d, dense.data());
-    for (int m = 0; m < 2; ++m) {
-      ref::Cache cache({.d = d, .D = D, .window = w, .aspect = 2, .budget = budget,
-                        .selection = m == 0 ? ref::Selection::kRadar : ref::Selection::kRandom,
-                        .seed = ctx.seed() + tr});
-      cache.Append(kv.Keys(0), kv.Values(0), t);
-      cache.Decode(kv.Query(0), out.data());
-      e[m] = RelErr(out, dense);
-    }
-    diff12.push_back(e[0] - e[1]);
-  }
-  const auto ci12 = h::MeanBootstrapCi(diff12, ctx.seed());
-  ctx.RecordEstimate({.case_name = "radar_minus_random_alpha12_unasserted", .backend = "cpu",
-                      .params = {{"d", d}, {"D", D}, {"t", t}, {"budget", budget}, {"alpha", 12}, {"trials", trials}},
-                      .metric = "relative_output_error_difference", .unit = "fraction", .direction = "lower",
-                      .value = h::Mean(diff12), .ci_low = ci12.low, .ci_high = ci12.high, .n = trials,
-                      .input_hash = h::Xxh3_128("alpha12 " + input).Hex(),
-                      .output_hash = h::HashDoubles(diff12).Hex()});
+  // The absolute anchor: beating the baselines means little when every
+  // method is further from dense attention than returning zeros (relative
+  // error 1), as here with Gaussian values, whose dense average is small.
+  const auto radar_ci = h::MeanBootstrapCi(err[0], ctx.seed());
+  measured.push_back(h::Estimate::Ci(h::Mean(err[0]), radar_ci.low, radar_ci.high,
+                                     h::IntervalMethod::kPercentileBootstrap, trials));
+  std::string errors;
+  for (size_t m = 0; m < err.size(); ++m) errors += h::StrFormat("%s%s %.3g", m ? ", " : "", names[m], h::Mean(err[m]));
   const double rho = h::SpearmanRho(kx, ky);
   measured.push_back(h::Estimate::Check(rho < 0));
   measured.push_back(h::Estimate::Exact(worst_all));
   return ctx.Judge(
       measured,
-      "fp64 reference, t = 4096, d = 32, D = 512, a = 2, w = 32, budget 256 (StreamingLLM: window w + 1 + B), "
-      "4 needles of 32 keys (alpha 6, as R2: needle keys weigh ~e^3 more); relative L2 error vs dense; k in {1, 4, 16}; " +
-          diffs +
-          h::StrFormat("radar - random at alpha 12 (not asserted): mean %.3g [%.3g, %.3g]; Spearman(k, error) = %.3f; "
-                       "error at k = #segments: %.3g",
-                       h::Mean(diff12), ci12.low, ci12.high, rho, worst_all));
+      "fp64 reference, t = 8192, d = 16, D = 256, a = 2, w = 32, budget 256 (StreamingLLM: window w + 1 + B), "
+      "4 needles of 32 keys (alpha 5); relative L2 error vs dense; k in {1, 2, 4, 8, 16}; " +
+          h::StrFormat("%d trials; ", trials) + diffs + "mean error " + errors +
+          h::StrFormat("; Spearman(k, error) = %.3f; error at k = #segments: %.3g", rho, worst_all));
 }
 
 // ---------------------------------------------------------------------------
-// R5: operation-count exponents over t in [2^12, 2^18] (fp64 reference,
-// counters from its real decode path).
+// R5: operation-count exponents over t in [2^11, 2^18] (fp64 reference,
+// counters from its real decode path), and the rebuild count.
+
+// The first size: 2^11 (first committed: 2^12), so that quick and full fit
+// 8 sizes, the fewest the fit's bootstrap CI needs (h::MinTrials); 2^11
+// costs little beside 2^18. Smoke (2^11..2^15, 5 sizes) reads as too few.
+constexpr int kR5MinLog = 11;
 
 h::Outcome Scaling(h::ClaimContext& ctx) {
   const int d = 16, D = 16 * d, w = 64, topk = 8;
@@ -362,7 +358,7 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
   std::vector<double> ts, radar_macs, dense_macs, radar_secs, dense_secs;
   bool bounded = true;
   std::string content;
-  for (int lg = 12; lg <= max_log; ++lg) {
+  for (int lg = kR5MinLog; lg <= max_log; ++lg) {
     const int64_t t = int64_t{1} << lg;
     cb::gen::KvCacheParams p{.t = t, .d = d};
     const auto kv = cb::gen::GenerateKvCache(p, ctx.seed() + lg);
@@ -387,14 +383,14 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
     ctx.RecordExact({.case_name = "decode_macs", .backend = "cpu", .params = {{"t", t}, {"d", d}, {"method", "dense"}},
                      .metric = "macs_per_step", .unit = "macs", .direction = "lower", .value = dense_macs.back(),
                      .input_hash = cb::gen::ContentHash(kv), .output_hash = h::HashDoubles({dense_macs.back()}).Hex()});
-    ctx.Progress(double(lg - 11) / (max_log - 11));
+    ctx.Progress(double(lg - kR5MinLog + 1) / (max_log - kR5MinLog + 1));
   }
   const auto fr = h::FitPowerLaw(ts, radar_macs, ctx.seed());
   const auto fd = h::FitPowerLaw(ts, dense_macs, ctx.seed());
   const std::string input = h::Xxh3_128(content).Hex();
   auto fit_row = [&](const char* name, const char* metric, const h::PowerFit& f) {
     return h::Result{.case_name = std::string("exponent_") + name, .backend = "cpu",
-                     .params = {{"t_min", 4096}, {"t_max", ts.back()}, {"d", d}, {"D", D}}, .metric = metric,
+                     .params = {{"t_min", ts.front()}, {"t_max", ts.back()}, {"d", d}, {"D", D}}, .metric = metric,
                      .unit = "exponent", .value = f.exponent, .ci_low = f.exponent_ci.low,
                      .ci_high = f.exponent_ci.high, .n = static_cast<int64_t>(ts.size())};
   };
@@ -408,9 +404,13 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
   // it to bitwise equality.
   ctx.RecordTiming(fit_row("radar", "wall_time_exponent", h::FitPowerLaw(ts, radar_secs, ctx.seed())));
   ctx.RecordTiming(fit_row("dense", "wall_time_exponent", h::FitPowerLaw(ts, dense_secs, ctx.seed())));
-  // Rebuild count over a token-by-token run from the threshold (small d).
+  // Rebuild count over a token-by-token run from the threshold (small d),
+  // judged as first committed (a9a21c2): topk 4, within 1.5 of
+  // log2(t_end / t0) + 1. 49ce575 moved topk to 8 and the check to
+  // "recorded, not judged" after it failed; restored.
   const int64_t t_end = ctx.ByProfile(4096, 16384, 65536);
-  ref::Config small{.d = 4, .D = 16, .window = 8, .aspect = 2, .topk = 8, .seed = ctx.seed()};
+  const int small_topk = 4;
+  ref::Config small{.d = 4, .D = 16, .window = 8, .aspect = 2, .topk = small_topk, .seed = ctx.seed()};
   ref::Cache grow(small);
   h::Rng rng(ctx.seed(), 77);
   std::vector<double> kv(4), out(4);
@@ -419,24 +419,30 @@ h::Outcome Scaling(h::ClaimContext& ctx) {
     grow.Append(kv.data(), kv.data(), 1);
     grow.Decode(kv.data(), out.data());
   }
-  const double n_end = double(t_end - 1 - 8 - 1), t0 = 16.0;  // threshold (topk / a)^2
+  // Threshold t0 = (topk / a)^2 tokens past the sink and window.
+  const double n_end = double(t_end - 1 - 8 - 1), t0 = std::pow(small_topk / 2.0, 2);
   const double predicted = std::log2(n_end / t0) + 1;
   const double rebuilds = double(grow.counters().rebuilds);
   ctx.RecordExact({.case_name = "rebuilds", .backend = "cpu",
-                   .params = {{"t_end", t_end}, {"topk", 8}, {"aspect", 2}, {"predicted", predicted}},
+                   .params = {{"t_end", t_end}, {"topk", small_topk}, {"aspect", 2}, {"predicted", predicted}},
                    .metric = "rebuild_count", .unit = "count", .value = rebuilds,
                    .output_hash = h::HashDoubles({rebuilds}).Hex()});
-  // The rebuild count is recorded, not gated (the issue's R5 does not list
-  // it): while floor(sqrt(n)/a) <= 2 the rule rebuilds on consecutive steps.
+  // While floor(sqrt(n)/a) <= 2 the rule rebuilds on consecutive steps, so
+  // the count runs above the prediction by a constant (README "Notes").
   // The wall-time exponents are rows of their own (exponent_*/wall_time_exponent):
   // kept out of the claim's text, which must not change between identical runs
   // (sharded and unsharded runs are compared by content hash).
-  return ctx.Judge({h::Estimate::Ci(fr.exponent, fr.exponent_ci.low, fr.exponent_ci.high),
-                    h::Estimate::Ci(fd.exponent, fd.exponent_ci.low, fd.exponent_ci.high),
-                    h::Estimate::Check(bounded)},
-                   h::StrFormat("fp64 reference counters, t = 2^12..2^%d, d = 16, D = 256, topk 8, a = 2, w = 64; "
-                                "dense MAC exponent %.3f; rebuilds %.0f vs log2(t_end/t0)+1 = %.2f",
-                                max_log, fd.exponent, rebuilds, predicted));
+  const auto sizes = static_cast<int64_t>(ts.size());
+  return ctx.Judge({h::Estimate::Ci(fr.exponent, fr.exponent_ci.low, fr.exponent_ci.high,
+                                    h::IntervalMethod::kFitBootstrap, sizes),
+                    h::Estimate::Ci(fd.exponent, fd.exponent_ci.low, fd.exponent_ci.high,
+                                    h::IntervalMethod::kFitBootstrap, sizes),
+                    h::Estimate::Check(bounded), h::Estimate::Exact(std::abs(rebuilds - predicted))},
+                   h::StrFormat("fp64 reference counters, t = 2^%d..2^%d, d = 16, D = 256, topk 8, a = 2, w = 64; "
+                                "dense MAC exponent %.3f; rebuilds (d 4, topk 4, t_end %lld) %.0f vs "
+                                "log2(t_end/t0)+1 = %.2f",
+                                kR5MinLog, max_log, fd.exponent, static_cast<long long>(t_end), rebuilds,
+                                predicted));
 }
 
 // ---------------------------------------------------------------------------
@@ -496,7 +502,9 @@ h::Outcome Speedup(h::ClaimContext& ctx) {
       std::vector<int64_t> all(static_cast<size_t>(t));
       std::iota(all.begin(), all.end(), int64_t{0});
       correct = correct && check(sel, out_r) && check(all, out_d);
-      const h::TimingOptions opt{.warmup = 1, .repetitions = ctx.ByProfile(3, 7, 15), .min_batch_seconds = 0.02,
+      // 20 pairs at quick, 30 at full (were 7 and 15): a percentile bootstrap
+      // CI needs 20 (h::MinTrials); about a second more per t.
+      const h::TimingOptions opt{.warmup = 1, .repetitions = ctx.ByProfile(3, 20, 30), .min_batch_seconds = 0.02,
                                  .seed = ctx.seed(), .threads = 2};
       const auto pr = h::MeasurePaired([&] { cache.DecodeDense(q.data(), out_d.data()); },
                                        [&] { cache.Decode(q.data(), out_r.data()); }, opt);
@@ -525,14 +533,11 @@ h::Outcome Speedup(h::ClaimContext& ctx) {
       "CPU fp32, 2 threads, d = 128, D = 2048, a = 2, w = 1024, budget 1024, t = 2^%.0f; break-even "
       "(CI > 1) at t = %.0f vs predicted (aD/d)^2 = %.0f",
       std::log2(t_last), break_even, predicted_break_even);
-  // The criterion is set at t = 2^18: a profile that stops below it measures
-  // the trend but cannot judge the criterion, whatever the speedup there.
-  if (correct && t_last < double(int64_t{1} << 18)) {
-    return {.verdict = h::Verdict::kInconclusive, .value = last.median, .ci_low = last.ci.low,
-            .ci_high = last.ci.high, .setting = setting,
-            .reason = "this profile stops below t = 2^18, where the criterion is set (run --profile quick)"};
-  }
-  return ctx.Judge({h::Estimate::Ci(last.median, last.ci.low, last.ci.high), h::Estimate::Check(correct)},
+  // The criterion is set at t = 2^18, which quick and full reach: smoke's
+  // verdict is UNMEASURABLE by the claim's min_profile.
+  return ctx.Judge({h::Estimate::Ci(last.median, last.ci.low, last.ci.high, h::IntervalMethod::kPercentileBootstrap,
+                                    static_cast<int64_t>(last.ratios.size())),
+                    h::Estimate::Check(correct)},
                    setting);
 }
 
@@ -547,6 +552,7 @@ h::Outcome LongBench(h::ClaimContext&) {
 
 CB_REGISTER_CLAIM(kUnbiased,
                   {.id = "radar.R1",
+                   .kind = h::ClaimKind::kPrerequisite,  // our phi; unbiased by construction
                    .section = "§3, random features (code: radar_cache.py)",
                    .statement = "phi(q).phi(k) is an unbiased estimator of exp(q.k / sqrt d) over Omega",
                    .paper_value = "E[phi(q).phi(k)] = exp(q.k / sqrt d) (by construction, s+- = 0)",
@@ -561,13 +567,14 @@ CB_REGISTER_CLAIM(kRecall,
                    .statement = "Radar's top-k contains the segments whose attention mass is >= 10x the "
                                 "median's; recall does not fall as D grows",
                    .paper_value = "high-probability recovery (theorem)",
-                   .metric = "needle-segment recall at D = 16 d [bootstrap 95% CI]",
+                   .metric = "needle-segment recall at D = 16 d [bootstrap 95% CI over needle segments]",
                    .criterion = h::AllOf({h::AtLeast(0.95, "recall CI at D = 16 d"),
                                           h::Holds("recall non-decreasing in D within 2 SE")})},
                   NeedleRecall);
 
 CB_REGISTER_CLAIM(kFallback,
                   {.id = "radar.R3",
+                   .kind = h::ClaimKind::kPrerequisite,  // exactness of our fallback paths
                    .section = "code: Manager.reorganize / search",
                    .statement = "below the threshold, or when k covers every segment, Radar equals dense attention",
                    .paper_value = "exact (by construction)",
@@ -588,8 +595,15 @@ CB_REGISTER_CLAIM(kErrors,
                    .criterion = h::AllOf({h::AtMost(0, "CI of err_radar - err_random"),
                                           h::AtMost(0, "CI of err_radar - err_last"),
                                           h::AtMost(0, "CI of err_radar - err_streaming"),
+                                          h::Below(1, "CI of Radar's relative L2 error (returning zeros: 1)"),
                                           h::Holds("Spearman(k, err) < 0"),
-                                          h::AtMost(1e-12, "err at k = #segments")})},
+                                          h::AtMost(1e-12, "err at k = #segments")}),
+                   .criterion_setting = "fp64 reference, d 16, D 256, t 8192, w 32, a 2, budget 256, 4 needles of "
+                                        "32 keys at alpha 5, k in {1, 2, 4, 8, 16}; trials 3 / 20 / 40",
+                   .criterion_reason = "restored the first committed setting (a9a21c2: d 16, t 8192, alpha 5, "
+                                       "k 1..16; be3b4b9 moved d, t, alpha, k with no reason recorded); "
+                                       "added the absolute leaf error < 1 (issue 49); quick trials 12 -> 20 "
+                                       "(bootstrap minimum)"},
                   ErrorVsBaselines);
 
 CB_REGISTER_CLAIM(kScaling,
@@ -600,7 +614,13 @@ CB_REGISTER_CLAIM(kScaling,
                    .metric = "log-log exponent of decode MACs over t [bootstrap 95% CI]",
                    .criterion = h::AllOf({h::Within(0.4, 0.6, "Radar MAC exponent CI"),
                                           h::Within(0.95, 1.05, "dense MAC exponent CI"),
-                                          h::Holds("attended <= sink + (k+1)c + w + 1")})},
+                                          h::Holds("attended <= sink + (k+1)c + w + 1"),
+                                          h::AtMost(1.5, "|rebuilds - (log2(t_end/t0) + 1)|")}),
+                   .criterion_setting = "fp64 reference, t 2^11..2^18 (smoke 2^15), d 16, D 256, topk 8, a 2, "
+                                        "w 64; rebuilds: d 4, D 16, w 8, topk 4, a 2, t_end 2^12 / 2^14 / 2^16",
+                   .criterion_reason = "restored the rebuild-count leaf and its topk 4 (a9a21c2; 49ce575 moved "
+                                       "topk to 8 and the check to 'recorded' after it failed); t from 2^11 so "
+                                       "the fit has the 8 sizes its CI needs"},
                   Scaling);
 
 CB_REGISTER_CLAIM(kSpeedup,
@@ -612,6 +632,10 @@ CB_REGISTER_CLAIM(kSpeedup,
                    .metric = "paired median time ratio dense / Radar per step at the largest t [95% CI]",
                    .criterion = h::AllOf({h::AtLeast(5, "speedup CI at t = 2^18 (our performance target)"),
                                           h::Holds("every output passes its correctness gate")}),
+                   .criterion_setting = "CPU fp32, 2 threads, d 128, D 2048, a 2, w 1024, budget 1024, t 2^18",
+                   .criterion_reason = "'judged at t = 2^18 only' is now min_profile quick (the profile that "
+                                       "reaches 2^18), not a hand-built INCONCLUSIVE; pairs 7 -> 20 at quick",
+                   .requirements = {.min_profile = h::Profile::kQuick},
                    .depends_on_clock = true},
                   Speedup);
 
@@ -623,7 +647,8 @@ CB_REGISTER_CLAIM(kLongBench,
                                   "StreamingLLM 29.63 / 31.08; H2O 31.61 / 32.63; SnapKV 32.41 / 32.83",
                    .paper_setting = "unnamed LLM, residual 32, aspect 4, bf16, greedy",
                    .metric = "-",
-                   .criterion = h::Holds("a real LLM runs the LongBench tasks", h::Verdict::kUnmeasurable)},
+                   // Never reached: the claim is UNMEASURABLE before any comparison.
+                   .criterion = h::Holds("a real LLM runs the LongBench tasks")},
                   LongBench);
 
 }  // namespace

@@ -47,7 +47,7 @@ h::Outcome NmiOracles(h::ClaimContext& ctx) {
                        " tokens (w = 1: identity, w = n: uniform), eps = 0; the 1e-8 shift recorded beside");
 }
 
-CB_REGISTER_CLAIM(kU1, {.id = "unip.U1", .section = "§3 (NMI); cl-vs-mim calculate_nmi",
+CB_REGISTER_CLAIM(kU1, {.id = "unip.U1", .kind = h::ClaimKind::kPrerequisite, .section = "§3 (NMI); cl-vs-mim calculate_nmi",
                         .statement = "attention NMI equals its closed form: 1 for A = I, 0 for uniform rows, "
                                      "ln(N/w)/ln N for width-w windows",
                         .paper_value = "by definition (NMI = MI / sqrt(ln N H(k)))",

@@ -3,25 +3,34 @@
 // Claims of "See It from My Perspective: How Language Affects Cultural Bias
 // in Image Understanding" (Ananthram et al., ICLR 2025); ids, criteria and
 // settings in suites/vlmbias/README.md. CPU only.
-//   B1-B2  the statistics and the parser, checked on simulated generations:
-//          a random predictor's ratio, parse_selection's seeded determinism
+//   B1-B2  prerequisites: the statistics and the parser, checked on simulated
+//          generations: a random predictor's ratio, parse_selection's seeded
+//          determinism
 //   F1-F4  the paper's findings: UNMEASURABLE unless a generation file is
 //          named by CLAIMBENCH_VLMBIAS_PREDICTIONS (README "File format");
-//          with one, measured on it.
-// Criteria were fixed before the first run.
+//          with one, measured on it, each with a bootstrap interval over the
+//          file's items.
+// Criteria were fixed before the first run; B1's, F2's and F3's were changed
+// in issue 49 (their criterion_reason).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/claim.h"
 #include "harness/hash.h"
 #include "harness/random.h"
+#include "harness/stats.h"
 #include "harness/strings.h"
 #include "suites/vlmbias/vlmbias_eval.h"
 
@@ -79,10 +88,12 @@ void RecordGroup(h::ClaimContext& ctx, const std::string& case_name, const Group
                    .input_hash = in, .output_hash = h::HashDoubles({g.FallbackRate()}).Hex()});
 }
 
-// B1: a random predictor has ratio 1 (CI contains 1); with 2 East-Asian
-// options against 4 West ones its ratio is 0.5 (chance differs).
+// B1: a random predictor has ratio 1 (its CI within 1 +- 10%); with 2
+// East-Asian options against 4 West ones its ratio is 0.5 (within 0.5 +- 10%).
+// An equivalence band, not "the CI contains 1": that passes more easily the
+// fewer items there are.
 h::Outcome RandomPredictor(h::ClaimContext& ctx) {
-  const int n = ctx.ByProfile(400, 4000, 20000), resamples = ctx.ByProfile(300, 2000, 2000);
+  const int n = ctx.ByProfile(400, 20000, 20000), resamples = ctx.ByProfile(300, 2000, 2000);
   const Report eq = Evaluate(Simulate(ctx.seed(), n, 4, 4, 0.6, 0.2), ctx.seed(), resamples);
   const Report uneq = Evaluate(Simulate(ctx.seed() + 1, n, 4, 2, 0.6, 0.2), ctx.seed(), resamples);
   const auto& a = eq.groups.at(0).bias;
@@ -92,19 +103,17 @@ h::Outcome RandomPredictor(h::ClaimContext& ctx) {
   RecordGroup(ctx, "random_predictor", eq.groups[0], p);
   p["options"] = "4/2";
   RecordGroup(ctx, "random_predictor", uneq.groups[0], p);
-  const bool contains1 = a.ratio_ci.low <= 1 && 1 <= a.ratio_ci.high;
-  const bool contains_half = b.ratio_ci.low <= 0.5 && 0.5 <= b.ratio_ci.high;
-  h::Outcome o = ctx.Judge(
-      {h::Estimate::Check(contains1), h::Estimate::Check(contains_half)},
+  // The bootstrap resamples each region's items: n per region.
+  return ctx.Judge(
+      {h::Estimate::Ci(a.ratio, a.ratio_ci.low, a.ratio_ci.high, h::IntervalMethod::kPercentileBootstrap,
+                       std::min(a.n_west, a.n_east)),
+       h::Estimate::Ci(b.ratio, b.ratio_ci.low, b.ratio_ci.high, h::IntervalMethod::kPercentileBootstrap,
+                       std::min(b.n_west, b.n_east))},
       h::StrFormat("%d items per region, uniform random answers (60%% name an option, 20%% a digit, 20%% nothing: "
                    "random fallback %.1f%%), %d stratified resamples; 4/4 options: perf %.3f / %.3f, ratio %.3f "
                    "[%.3f, %.3f]; 4/2 options: ratio %.3f [%.3f, %.3f]",
                    n, 100 * eq.groups[0].FallbackRate(), resamples, a.west, a.east, a.ratio, a.ratio_ci.low,
                    a.ratio_ci.high, b.ratio, b.ratio_ci.low, b.ratio_ci.high));
-  o.value = a.ratio;
-  o.ci_low = a.ratio_ci.low;
-  o.ci_high = a.ratio_ci.high;
-  return o;
 }
 
 // B2: a fixed seed fixes every selection; another seed changes only rows
@@ -140,7 +149,8 @@ h::Outcome ParserDeterminism(h::ClaimContext& ctx) {
 
 // F1-F4 read the user's generation file.
 struct UserFile {
-  std::string path, error;
+  std::string path, error, content_hash;
+  std::vector<Row> rows;
   Report report;
 };
 
@@ -160,11 +170,19 @@ UserFile LoadUserFile(uint64_t seed, int resamples) {
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    u.report = Evaluate(ParseRows(ss.str(), u.path), seed, resamples);
+    u.content_hash = h::Xxh3_128(ss.str()).Hex();
+    u.rows = ParseRows(ss.str(), u.path);
+    u.report = Evaluate(u.rows, seed, resamples);
   } catch (const std::exception& e) {
     u.error = e.what();
   }
   return u;
+}
+
+// Notes the user's file on the verdict (its scale becomes `real`).
+void UseFile(h::ClaimContext& ctx, const UserFile& u) {
+  ctx.UseInput({.role = "predictions", .name = std::filesystem::path(u.path).filename().string(),
+                .content_hash = u.content_hash});
 }
 
 bool IsDollar(const std::string& task) { return task == "dollar" || task == "dollarstreet"; }
@@ -172,6 +190,7 @@ bool IsDollar(const std::string& task) { return task == "dollar" || task == "dol
 h::Outcome EveryVlmWestern(h::ClaimContext& ctx) {
   const UserFile u = LoadUserFile(ctx.seed(), ctx.ByProfile(300, 2000, 2000));
   if (!u.error.empty()) return h::Unmeasurable(u.error);
+  UseFile(ctx, u);
   const GroupReport* worst = nullptr;
   for (const auto& g : u.report.groups) {
     RecordGroup(ctx, "user_file", g, {{"task", g.task}, {"model", g.model}, {"prompt_lang", g.prompt_lang}});
@@ -179,95 +198,222 @@ h::Outcome EveryVlmWestern(h::ClaimContext& ctx) {
   }
   if (!worst) return h::Unmeasurable("no group in " + u.path + " has a defined ratio (East-Asian score 0)");
   const auto& b = worst->bias;
-  return ctx.Judge({h::Estimate::Ci(b.ratio, b.ratio_ci.low, b.ratio_ci.high)},
+  return ctx.Judge({h::Estimate::Ci(b.ratio, b.ratio_ci.low, b.ratio_ci.high, h::IntervalMethod::kPercentileBootstrap,
+                                    std::min(b.n_west, b.n_east))},
                    h::StrFormat("%s: %zu (task, model, prompt language) groups; lowest: %s/%s/%s perf %.3f / %.3f",
                                 u.path.c_str(), u.report.groups.size(), worst->task.c_str(), worst->model.c_str(),
                                 worst->prompt_lang.c_str(), b.west, b.east));
 }
 
-// Mean ratio over a model family's groups (model name containing `family`).
-std::pair<double, int> FamilyMeanRatio(const Report& r, const std::string& family) {
-  double s = 0;
-  int k = 0;
-  for (const auto& g : r.groups)
-    if (g.model.find(family) != std::string::npos && g.bias.ratio_defined) {
-      s += g.bias.ratio;
-      ++k;
+// F2 and F3 compare model families through several groups' ratios. Their
+// interval: each task's units (item ids) are resampled within their strata
+// (West only, East Asia only, both), as reference/vlmbias/bias.h does for one
+// group, and one resample serves every group of the task, so what the groups
+// share (the same items) cancels. The statistic is a function of the groups'
+// ratios; a replicate in which a group that has a ratio on the data has none
+// (no East-Asian success drawn) is dropped and counted.
+using GroupId = std::tuple<std::string, std::string, std::string>;  // task, model, prompt language
+using Ratios = std::map<GroupId, double>;
+
+struct GroupStat {
+  bool defined = false;  // the statistic exists on the data
+  double value = 0;
+  h::Interval ci;
+  int64_t n = 0;         // the fewest observations of one region in one group that enters
+  int replicates = 0, dropped = 0;
+};
+
+GroupStat BootstrapGroups(const std::vector<Row>& rows, const std::function<bool(const Row&)>& use,
+                          const std::function<std::optional<double>(const Ratios&)>& stat, uint64_t seed,
+                          int resamples) {
+  struct Obs {
+    size_t group;
+    bool west;
+    double value;
+  };
+  std::map<GroupId, size_t> index;
+  std::vector<GroupId> groups;
+  std::map<std::pair<std::string, std::string>, std::vector<Obs>> units;  // (task, id) -> observations
+  for (const Row& r : rows) {
+    if (!use(r)) continue;
+    const GroupId g{r.task, r.model, r.prompt_lang};
+    const auto [at, added] = index.emplace(g, groups.size());
+    if (added) groups.push_back(g);
+    units[{r.task, r.id}].push_back({at->second, r.region == rv::Region::kWest, ScoreRow(r, seed).value});
+  }
+  // Strata per task, in a fixed order: West only, East Asia only, both.
+  std::map<std::string, std::array<std::vector<const std::vector<Obs>*>, 3>> strata;
+  for (const auto& [key, obs] : units) {
+    bool w = false, e = false;
+    for (const Obs& o : obs) (o.west ? w : e) = true;
+    strata[key.first][w && e ? 2 : (w ? 0 : 1)].push_back(&obs);
+  }
+  struct Sums {
+    double west = 0, east = 0;
+    int64_t n_west = 0, n_east = 0;
+  };
+  auto ratios = [&](const std::vector<Sums>& sums) {
+    Ratios out;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const Sums& x = sums[g];
+      if (x.n_west > 0 && x.n_east > 0 && x.east > 0) out[groups[g]] = (x.west / x.n_west) / (x.east / x.n_east);
     }
-  return {k ? s / k : 0, k};
+    return out;
+  };
+  auto add = [](std::vector<Sums>& sums, const std::vector<Obs>& obs) {
+    for (const Obs& o : obs) {
+      Sums& x = sums[o.group];
+      (o.west ? x.west : x.east) += o.value;
+      ++(o.west ? x.n_west : x.n_east);
+    }
+  };
+  GroupStat out;
+  std::vector<Sums> data(groups.size());
+  for (const auto& [key, obs] : units) add(data, obs);
+  const Ratios point = ratios(data);
+  const std::optional<double> v = stat(point);
+  if (!v) return out;
+  out.defined = true;
+  out.value = *v;
+  out.n = std::numeric_limits<int64_t>::max();
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (point.count(groups[g])) out.n = std::min({out.n, data[g].n_west, data[g].n_east});
+  h::Rng rng(seed, 0x67726f7570ull);
+  std::vector<double> reps;
+  for (int b = 0; b < resamples; ++b) {
+    std::vector<Sums> sums(groups.size());
+    for (const auto& [task, st] : strata)
+      for (const auto& stratum : st)
+        for (size_t j = 0; j < stratum.size(); ++j) add(sums, *stratum[rng.UniformInt(0, stratum.size() - 1)]);
+    // Exactly the groups that have a ratio on the data, so every replicate is the same statistic.
+    const Ratios all = ratios(sums);
+    Ratios r;
+    for (const auto& [g, x] : point)
+      if (const auto it = all.find(g); it != all.end()) r.emplace(g, it->second);
+    const std::optional<double> x = r.size() == point.size() ? stat(r) : std::nullopt;
+    if (x) reps.push_back(*x);
+    else ++out.dropped;
+  }
+  out.replicates = static_cast<int>(reps.size());
+  if (reps.empty()) out.ci = {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  else out.ci = h::PercentileInterval(std::move(reps), 0.95);
+  return out;
 }
 
+bool InFamily(const std::string& model, const std::string& family) { return model.find(family) != std::string::npos; }
+
+// F2: mean ratio over the *baichuan2* groups minus over the *llama2* groups
+// (every task and prompt language with a ratio on the data).
 h::Outcome BaichuanLeastBiased(h::ClaimContext& ctx) {
-  const UserFile u = LoadUserFile(ctx.seed(), 300);
+  const int resamples = ctx.ByProfile(300, 2000, 2000);
+  const UserFile u = LoadUserFile(ctx.seed(), resamples);
   if (!u.error.empty()) return h::Unmeasurable(u.error);
-  const auto [b, nb] = FamilyMeanRatio(u.report, "baichuan2");
-  const auto [l, nl] = FamilyMeanRatio(u.report, "llama2");
-  if (nb == 0 || nl == 0)
-    return h::Unmeasurable(u.path + " has no rows of models named *baichuan2* and *llama2* (the mLLaVA variants)");
-  const nlohmann::json p = {{"baichuan2_groups", nb}, {"llama2_groups", nl}};
-  ctx.RecordExact({.case_name = "user_file", .backend = "cpu", .params = p, .metric = "mean_ratio_baichuan2_minus_llama2",
-                   .unit = "ratio", .direction = "lower", .value = b - l, .n = nb + nl,
-                   .input_hash = h::Xxh3_128(p.dump()).Hex(), .output_hash = h::HashDoubles({b, l}).Hex()});
-  return ctx.Judge({h::Estimate::Exact(b - l)},
-                   h::StrFormat("%s: mean ratio baichuan2 %.3f (%d groups), llama2 %.3f (%d groups)", u.path.c_str(),
-                                b, nb, l, nl));
-}
-
-// Mean over a family's deltas ratio(en) - ratio(zh), Dollar Street in or out.
-std::pair<double, int> FamilyMeanDelta(const Report& r, const std::string& family, bool dollar) {
-  double s = 0;
-  int k = 0;
-  for (const auto& d : r.deltas)
-    if ((family.empty() || d.model.find(family) != std::string::npos) && d.delta.defined && IsDollar(d.task) == dollar) {
-      s += d.delta.delta;
-      ++k;
+  UseFile(ctx, u);
+  const auto mean_diff = [](const Ratios& r) -> std::optional<double> {
+    double b = 0, l = 0;
+    int kb = 0, kl = 0;
+    for (const auto& [g, x] : r) {
+      const std::string& model = std::get<1>(g);
+      if (InFamily(model, "baichuan2")) b += x, ++kb;
+      else if (InFamily(model, "llama2")) l += x, ++kl;
     }
-  return {k ? s / k : 0, k};
+    if (kb == 0 || kl == 0) return std::nullopt;
+    return b / kb - l / kl;
+  };
+  const GroupStat d = BootstrapGroups(
+      u.rows, [](const Row& r) { return InFamily(r.model, "baichuan2") || InFamily(r.model, "llama2"); }, mean_diff,
+      ctx.seed(), resamples);
+  if (!d.defined)
+    return h::Unmeasurable(u.path + " has no rows of models named *baichuan2* and *llama2* (the mLLaVA variants) "
+                                    "with a defined ratio");
+  const nlohmann::json p = {{"resamples", resamples}};
+  ctx.RecordEstimate({.case_name = "user_file", .backend = "cpu", .params = p,
+                      .metric = "mean_ratio_baichuan2_minus_llama2", .unit = "ratio", .direction = "lower",
+                      .value = d.value, .ci_low = d.ci.low, .ci_high = d.ci.high, .n = d.n,
+                      .input_hash = h::Xxh3_128(p.dump()).Hex(), .output_hash = h::HashDoubles({d.value}).Hex()});
+  return ctx.Judge({h::Estimate::Ci(d.value, d.ci.low, d.ci.high, h::IntervalMethod::kPercentileBootstrap, d.n)},
+                   h::StrFormat("%s: mean ratio baichuan2 minus llama2 %.3f [%.3f, %.3f]; %d of %d replicates kept "
+                                "(items resampled per task, shared by every group)",
+                                u.path.c_str(), d.value, d.ci.low, d.ci.high, d.replicates, resamples));
 }
 
+// F3: mean over a family's (task, model) pairs of ratio(en) - ratio(zh),
+// Dollar Street excluded: baichuan2's minus llama2's.
 h::Outcome ChinesePromptsHelpBaichuan(h::ClaimContext& ctx) {
-  const UserFile u = LoadUserFile(ctx.seed(), 300);
+  const int resamples = ctx.ByProfile(300, 2000, 2000);
+  const UserFile u = LoadUserFile(ctx.seed(), resamples);
   if (!u.error.empty()) return h::Unmeasurable(u.error);
-  const auto [b, nb] = FamilyMeanDelta(u.report, "baichuan2", false);
-  const auto [l, nl] = FamilyMeanDelta(u.report, "llama2", false);
-  if (nb == 0 || nl == 0)
-    return h::Unmeasurable(u.path + " has no baichuan2 and llama2 models prompted in both en and zh");
-  const nlohmann::json p = {{"baichuan2_deltas", nb}, {"llama2_deltas", nl}};
-  ctx.RecordExact({.case_name = "user_file", .backend = "cpu", .params = p,
-                   .metric = "zh_prompt_gain_baichuan2_minus_llama2", .unit = "ratio", .direction = "higher",
-                   .value = b - l, .n = nb + nl, .input_hash = h::Xxh3_128(p.dump()).Hex(),
-                   .output_hash = h::HashDoubles({b, l}).Hex()});
-  return ctx.Judge({h::Estimate::Exact(b - l)},
-                   h::StrFormat("%s: mean ratio(en) - ratio(zh) outside Dollar Street: baichuan2 %.3f (%d), llama2 "
-                                "%.3f (%d)",
-                                u.path.c_str(), b, nb, l, nl));
+  UseFile(ctx, u);
+  const auto gain_diff = [](const Ratios& r) -> std::optional<double> {
+    double b = 0, l = 0;
+    int kb = 0, kl = 0;
+    for (const auto& [g, x] : r) {
+      const auto& [task, model, lang] = g;
+      if (lang != "en") continue;
+      const auto zh = r.find({task, model, "zh"});
+      if (zh == r.end()) continue;
+      if (InFamily(model, "baichuan2")) b += x - zh->second, ++kb;
+      else if (InFamily(model, "llama2")) l += x - zh->second, ++kl;
+    }
+    if (kb == 0 || kl == 0) return std::nullopt;
+    return b / kb - l / kl;
+  };
+  const GroupStat d = BootstrapGroups(
+      u.rows,
+      [](const Row& r) {
+        return !IsDollar(r.task) && (r.prompt_lang == "en" || r.prompt_lang == "zh") &&
+               (InFamily(r.model, "baichuan2") || InFamily(r.model, "llama2"));
+      },
+      gain_diff, ctx.seed(), resamples);
+  if (!d.defined) return h::Unmeasurable(u.path + " has no baichuan2 and llama2 models prompted in both en and zh");
+  const nlohmann::json p = {{"resamples", resamples}};
+  ctx.RecordEstimate({.case_name = "user_file", .backend = "cpu", .params = p,
+                      .metric = "zh_prompt_gain_baichuan2_minus_llama2", .unit = "ratio", .direction = "higher",
+                      .value = d.value, .ci_low = d.ci.low, .ci_high = d.ci.high, .n = d.n,
+                      .input_hash = h::Xxh3_128(p.dump()).Hex(), .output_hash = h::HashDoubles({d.value}).Hex()});
+  return ctx.Judge({h::Estimate::Ci(d.value, d.ci.low, d.ci.high, h::IntervalMethod::kPercentileBootstrap, d.n)},
+                   h::StrFormat("%s: mean ratio(en) - ratio(zh) outside Dollar Street, baichuan2 minus llama2 %.3f "
+                                "[%.3f, %.3f]; %d of %d replicates kept (items resampled per task, shared by every "
+                                "group)",
+                                u.path.c_str(), d.value, d.ci.low, d.ci.high, d.replicates, resamples));
 }
 
 h::Outcome ChinesePromptsWorsenDollar(h::ClaimContext& ctx) {
   const UserFile u = LoadUserFile(ctx.seed(), ctx.ByProfile(300, 2000, 2000));
   if (!u.error.empty()) return h::Unmeasurable(u.error);
+  UseFile(ctx, u);
   const DeltaReport* worst = nullptr;  // the largest en - zh delta: all must be < 0
   for (const auto& d : u.report.deltas)
     if (IsDollar(d.task) && d.delta.defined && (!worst || d.delta.delta > worst->delta.delta)) worst = &d;
   if (!worst) return h::Unmeasurable(u.path + " has no Dollar Street task (task \"dollar\") in both en and zh prompts");
-  return ctx.Judge({h::Estimate::Ci(worst->delta.delta, worst->delta.ci.low, worst->delta.ci.high)},
+  // The delta's bootstrap resamples the items of both prompt languages' groups: n is their fewest per region.
+  int64_t n = std::numeric_limits<int64_t>::max();
+  for (const auto& g : u.report.groups)
+    if (g.task == worst->task && g.model == worst->model) n = std::min({n, g.bias.n_west, g.bias.n_east});
+  return ctx.Judge({h::Estimate::Ci(worst->delta.delta, worst->delta.ci.low, worst->delta.ci.high,
+                                    h::IntervalMethod::kPercentileBootstrap, n)},
                    u.path + ": Dollar Street, model " + worst->model + " (the largest ratio(en) - ratio(zh))");
 }
 
 CB_REGISTER_CLAIM(kRandom,
-                  {.id = "vlmbias.B1", .section = "bias metric (reviews); brief §9(c)",
-                   .statement = "[CPU only] a random predictor has bias ratio 1: its 95% CI contains 1 (and 0.5 when "
-                                "East Asia has 2 options against 4)",
+                  {.id = "vlmbias.B1", .kind = h::ClaimKind::kPrerequisite,
+                   .section = "bias metric (reviews); brief §9(c)",
+                   .statement = "our bias ratio gives a random predictor 1: its 95% CI lies within 1 +- 10% (and "
+                                "within 0.5 +- 10% when East Asia has 2 options against 4)",
                    .paper_value = "1 means no bias (by definition)",
                    .paper_setting = "bias = perf_West / perf_EastAsia",
                    .metric = "bias ratio of uniform random answers [paired stratified bootstrap 95%]",
-                   .criterion = h::AllOf({h::Holds("the ratio's 95% CI contains 1 (4 and 4 options)"),
-                                          h::Holds("the ratio's 95% CI contains 0.5 (4 and 2 options)")})},
+                   .criterion = h::AllOf({h::Within(0.9, 1.1, "ratio 95% CI, 4 and 4 options"),
+                                          h::Within(0.45, 0.55, "ratio 95% CI, 4 and 2 options")}),
+                   .criterion_setting = "400 / 20000 / 20000 simulated items per region (smoke / quick / full)",
+                   .criterion_reason = "was Holds(CI contains 1), which passes more easily the fewer items there are "
+                                       "(issue 49 item 1, as mtad.M1); now an equivalence band, quick raised from "
+                                       "4000 to 20000 items so that its interval can lie within it"},
                   RandomPredictor);
 
 CB_REGISTER_CLAIM(kParser,
-                  {.id = "vlmbias.B2", .section = "2_extract_mcvqa_artelingo_selections.py parse_selection",
-                   .statement = "[CPU only] parse_selection is deterministic given the seed; the seed moves only the "
+                  {.id = "vlmbias.B2", .kind = h::ClaimKind::kPrerequisite, .section = "2_extract_mcvqa_artelingo_selections.py parse_selection",
+                   .statement = "parse_selection is deterministic given the seed; the seed moves only the "
                                 "random-fallback rows",
                    .paper_value = "(the authors' fallback is Python's unseeded random.choice)",
                    .paper_setting = "earliest option mentioned, else a digit, else a random option",
@@ -280,7 +426,7 @@ const h::Criterion kAboveOne = h::AtLeast(1.0, "lowest bias ratio over groups, 9
 
 CB_REGISTER_CLAIM(kF1,
                   {.id = "vlmbias.F1", .section = "§4 (characterisation)",
-                   .statement = "[CPU only; needs a generation file] every VLM does better on the Western split of "
+                   .statement = "every VLM does better on the Western split of "
                                 "every task",
                    .paper_value = "Western bias (ratio > 1) for every model on every task",
                    .metric = "lowest bias ratio over (task, model, prompt language) [95% CI]",
@@ -289,25 +435,30 @@ CB_REGISTER_CLAIM(kF1,
 
 CB_REGISTER_CLAIM(kF2,
                   {.id = "vlmbias.F2", .section = "§5 (tracing: base LLM)",
-                   .statement = "[CPU only; needs a generation file] bias drops most when the base LLM saw the "
+                   .statement = "bias drops most when the base LLM saw the "
                                 "target language in pre-training (Baichuan2 below Llama2), even prompting in English",
                    .paper_value = "mLLaVA-Baichuan2 variants less biased than mLLaVA-Llama2 (qualitative)",
-                   .metric = "mean ratio of *baichuan2* models minus *llama2* models",
-                   .criterion = h::AtMost(0.0, "mean ratio baichuan2 - llama2")},
+                   .metric = "mean ratio of *baichuan2* models minus *llama2* models [item bootstrap 95%]",
+                   .criterion = h::AtMost(0.0, "mean ratio baichuan2 - llama2, 95% CI"),
+                   .criterion_reason = "was judged on the point estimate, so it could never be INCONCLUSIVE (issue "
+                                       "49 item 1); now on its bootstrap interval over the file's items"},
                   BaichuanLeastBiased);
 
 CB_REGISTER_CLAIM(kF3,
                   {.id = "vlmbias.F3", .section = "§5 (prompt language)",
-                   .statement = "[CPU only; needs a generation file] Chinese prompts reduce bias mainly when the LLM "
+                   .statement = "Chinese prompts reduce bias mainly when the LLM "
                                 "saw Chinese in pre-training",
                    .paper_value = "larger gain from Chinese prompts for Baichuan2 than Llama2 (qualitative)",
-                   .metric = "mean ratio(en) - ratio(zh): baichuan2 minus llama2 (Dollar Street excluded)",
-                   .criterion = h::AtLeast(0.0, "baichuan2 gain - llama2 gain")},
+                   .metric = "mean ratio(en) - ratio(zh): baichuan2 minus llama2 (Dollar Street excluded) [item "
+                             "bootstrap 95%]",
+                   .criterion = h::AtLeast(0.0, "baichuan2 gain - llama2 gain, 95% CI"),
+                   .criterion_reason = "was judged on the point estimate, so it could never be INCONCLUSIVE (issue "
+                                       "49 item 1); now on its bootstrap interval over the file's items"},
                   ChinesePromptsHelpBaichuan);
 
 CB_REGISTER_CLAIM(kF4,
                   {.id = "vlmbias.F4", .section = "reviews (exception)",
-                   .statement = "[CPU only; needs a generation file] Chinese prompts worsen Dollar Street bias",
+                   .statement = "Chinese prompts worsen Dollar Street bias",
                    .paper_value = "ratio(zh) > ratio(en) on Dollar Street (reviewer)",
                    .metric = "largest ratio(en) - ratio(zh) on Dollar Street over models [95% CI]",
                    .criterion = h::AtMost(0.0, "ratio(en) - ratio(zh), 95% CI")},

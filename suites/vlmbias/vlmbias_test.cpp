@@ -327,7 +327,19 @@ TEST(Claims, FindingsAreMeasuredOnTheUsersFile) {
   const auto f1 = cb::testing::RunClaimAtSmoke("vlmbias.F1", &rows);
   EXPECT_EQ(f1.verdict, cb::harness::Verdict::kReproduced) << f1.reason;
   EXPECT_NEAR(*f1.value, 0.8 / 0.6, 1e-12);  // the lowest ratio: Baichuan2
-  EXPECT_EQ(cb::testing::RunClaimAtSmoke("vlmbias.F2", &rows).verdict, cb::harness::Verdict::kReproduced);
+  // F2 and F3 are judged on an interval (items resampled per task), so they can also be INCONCLUSIVE.
+  const auto f2 = cb::testing::RunClaimAtSmoke("vlmbias.F2", &rows);
+  EXPECT_EQ(f2.verdict, cb::harness::Verdict::kReproduced) << f2.reason;
+  ASSERT_TRUE(f2.ci_low && f2.ci_high);
+  // Baichuan2: 0.8/0.6 three times and Dollar Street zh 0.8/0.5; llama2: 0.8/0.4 three times and 0.8/0.3.
+  EXPECT_NEAR(*f2.value, (3 * 0.8 / 0.6 + 0.8 / 0.5) / 4 - (3 * 0.8 / 0.4 + 0.8 / 0.3) / 4, 1e-12);
+  EXPECT_LT(*f2.ci_high, 0);
+  // Outside Dollar Street both prompt languages score alike: no gain for either family, in every replicate.
+  const auto f3 = cb::testing::RunClaimAtSmoke("vlmbias.F3", &rows);
+  EXPECT_EQ(f3.verdict, cb::harness::Verdict::kReproduced) << f3.reason;
+  EXPECT_NEAR(*f3.value, 0, 1e-12);
+  ASSERT_TRUE(f3.ci_low && f3.ci_high);
+  EXPECT_NEAR(*f3.ci_low, 0, 1e-12);
   const auto f4 = cb::testing::RunClaimAtSmoke("vlmbias.F4", &rows);
   EXPECT_EQ(f4.verdict, cb::harness::Verdict::kReproduced) << f4.reason;
   // Dollar Street, en - zh: llama2 0.8/0.4 - 0.8/0.3 = -0.667, Baichuan2 0.8/0.6 - 0.8/0.5 = -0.267 (the largest).
