@@ -39,7 +39,8 @@ std::string CriterionHash(const ClaimSpec& spec) {
   field("kind", ClaimKindName(spec.kind));
   field("confidence", confidence);
   field("requires", std::string(r.gpu ? "gpu," : "") + (r.energy_meter ? "energy," : "") +
-                        (r.endpoint ? "endpoint," : "") + "profile>=" + ProfileName(r.min_profile));
+                        (r.endpoint ? "endpoint," : "") + (r.cpu_only ? "cpu-only," : "") +
+                        "profile>=" + ProfileName(r.min_profile));
   field("setting", spec.criterion_setting);
   field("clock", spec.depends_on_clock ? "1" : "0");
   return Xxh3_128(bytes).Hex();
@@ -244,6 +245,7 @@ ClaimRegistration::ClaimRegistration(const ClaimDefaults& defaults, ClaimSpec sp
     if (field.empty()) field = value;
   };
   fill(spec.paper, defaults.paper);
+  spec.requirements.cpu_only = spec.requirements.cpu_only || defaults.cpu_only;
   if (spec.check_of.empty()) {
     fill(spec.section, defaults.section);
     fill(spec.paper_setting, defaults.paper_setting);

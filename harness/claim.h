@@ -88,6 +88,9 @@ struct Requirements {
   bool gpu = false;           // a usable CUDA device
   bool energy_meter = false;  // NVML or RAPL readable
   bool endpoint = false;      // a model endpoint (CLAIMBENCH_ENDPOINT)
+  // The method has no CUDA path: the claim measures the CPU whatever
+  // --backend asks (what statements used to say as "[CPU only]").
+  bool cpu_only = false;
   // The claim still runs and records below this profile, but its verdict is
   // UNMEASURABLE there ("judged only at profile >= quick"): its setting is
   // too small to say anything about the paper's statement.
@@ -143,6 +146,7 @@ struct ClaimDefaults {
   std::string paper;
   std::string section;
   std::string paper_setting;
+  bool cpu_only = false;  // every claim of the file: Requirements::cpu_only
 };
 
 // What a claim's run concluded.

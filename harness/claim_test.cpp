@@ -199,6 +199,9 @@ TEST(CriterionHash, ChangesWithWhatDecidesTheVerdictAndNothingElse) {
   ClaimSpec kind = base;
   kind.kind = ClaimKind::kPrerequisite;
   EXPECT_NE(CriterionHash(kind), h);
+  ClaimSpec cpu = base;
+  cpu.requirements.cpu_only = true;
+  EXPECT_NE(CriterionHash(cpu), h);
 }
 
 TEST(Requirements, NoneAreAlwaysMet) { EXPECT_EQ(UnmetRequirement({}), ""); }
@@ -317,12 +320,18 @@ TEST(Registration, SuiteComesFromTheIdAndDefaultsFillEmptyFields) {
   ClaimRegistration({.paper = "P", .paper_setting = "S"},
                     {.id = "selftest.Z1", .criterion = Equals(0)}, nullptr);
   ASSERT_EQ(RegisteredClaims().size(), before + 1);
-  const auto it = std::find_if(RegisteredClaims().begin(), RegisteredClaims().end(),
+  auto it = std::find_if(RegisteredClaims().begin(), RegisteredClaims().end(),
                                [](const ClaimDef& d) { return d.spec.id == "selftest.Z1"; });
   ASSERT_NE(it, RegisteredClaims().end());
   EXPECT_EQ(it->spec.suite, "selftest");
   EXPECT_EQ(it->spec.paper, "P");
   EXPECT_EQ(it->spec.paper_setting, "S");
+  EXPECT_FALSE(it->spec.requirements.cpu_only);
+  ClaimRegistration({.paper = "P", .cpu_only = true}, {.id = "selftest.Z2", .criterion = Equals(0)}, nullptr);
+  const auto z2 = std::find_if(RegisteredClaims().begin(), RegisteredClaims().end(),
+                               [](const ClaimDef& d) { return d.spec.id == "selftest.Z2"; });
+  ASSERT_NE(z2, RegisteredClaims().end());
+  EXPECT_TRUE(z2->spec.requirements.cpu_only);  // a file's default
   EXPECT_THROW(ClaimRegistration({.paper = "P"}, {.id = "nosuite", .criterion = Equals(0)}, nullptr),
                std::logic_error);
   EXPECT_THROW(ClaimRegistration({.paper = "P"}, {.id = "a.B", .suite = "c", .criterion = Equals(0)},

@@ -20,6 +20,7 @@ std::string Requirements(const h::Requirements& r) {
   if (r.gpu) s += "gpu ";
   if (r.energy_meter) s += "energy ";
   if (r.endpoint) s += "endpoint ";
+  if (r.cpu_only) s += "cpu-only ";
   if (r.min_profile != h::Profile::kSmoke) s += std::string("profile>=") + h::ProfileName(r.min_profile) + " ";
   if (!s.empty()) s.pop_back();
   return s.empty() ? "-" : s;

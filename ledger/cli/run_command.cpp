@@ -113,6 +113,7 @@ cb::ledger::ClaimRow ToRow(const h::ClaimSpec& s, const h::Outcome& o) {
   row.requirements = {{"gpu", s.requirements.gpu},
                       {"energy_meter", s.requirements.energy_meter},
                       {"endpoint", s.requirements.endpoint},
+                      {"cpu_only", s.requirements.cpu_only},
                       {"min_profile", h::ProfileName(s.requirements.min_profile)}};
   row.depends_on_clock = s.depends_on_clock;  // stored and hashed (claim/3); the gate reads it
   row.kind = h::ClaimKindName(s.kind);

@@ -50,7 +50,9 @@ namespace h = cb::harness;
 namespace gd = cb::gen::docvqa;
 namespace re = cb::ref::eagle;
 
-CB_CLAIM_DEFAULTS({.paper = "Eagle (Shi et al.)", .paper_setting = "Eagle-X5-7B, LLaVA-1.5 pretrain + 1.8M SFT"});
+CB_CLAIM_DEFAULTS({.paper = "Eagle (Shi et al.)",
+                   .paper_setting = "Eagle-X5-7B, LLaVA-1.5 pretrain + 1.8M SFT",
+                   .cpu_only = true});
 
 nlohmann::json Setting(const gd::Params& p) { return gd::CanonicalParams(p); }
 

@@ -43,7 +43,7 @@ namespace {
 namespace h = cb::harness;
 namespace gr = cb::gen::regions;
 
-CB_CLAIM_DEFAULTS({.paper = "MedRegA (Wang et al.)", .paper_setting = "xmed-lab/MedRegA at dfdb0dbb"});
+CB_CLAIM_DEFAULTS({.paper = "MedRegA (Wang et al.)", .paper_setting = "xmed-lab/MedRegA at dfdb0dbb", .cpu_only = true});
 
 nlohmann::json Setting(const gr::Params& p) { return gr::CanonicalParams(p); }
 

@@ -27,6 +27,7 @@
 #include "harness/strings.h"
 #include "reference/common/roc.h"
 #include "reference/mia/mia.h"
+#include "suites/mia/drop_auroc.h"
 #include "suites/mia/experiment.h"
 #include "suites/mia/score_kernel.h"
 
@@ -249,18 +250,6 @@ h::Outcome K2(h::ClaimContext& ctx) {
 // ---------------------------------------------------------------------------
 // F1-F3 on the shifted split.
 
-// F2's measure: AUROC of the per-text NLL drop, non-members positive, with its
-// stratified bootstrap CI at level 0.98 over the pooled texts.
-h::Estimate DropAurocCi(const h::ClaimContext& ctx, const std::vector<double>& member,
-                        const std::vector<double>& nonmember) {
-  std::vector<double> drops = nonmember;
-  drops.insert(drops.end(), member.begin(), member.end());
-  std::vector<int> nonmember_label(drops.size(), 0);
-  std::fill(nonmember_label.begin(), nonmember_label.begin() + nonmember.size(), 1);
-  const auto ci = cb::ref::BootstrapAurocCi(drops, nonmember_label, ctx.ByProfile(300, 1000, 2000), ctx.seed(), 0.98);
-  return h::Estimate::Ci(cb::ref::Auroc(drops, nonmember_label), ci.low, ci.high,
-                         h::IntervalMethod::kPercentileBootstrap, int64_t(drops.size()));
-}
 
 h::Outcome F1(h::ClaimContext& ctx) {
   const auto& runs = Experiments(ctx, Split::kWikiMia, 1);
@@ -316,7 +305,7 @@ h::Outcome F2(h::ClaimContext& ctx) {
   // bootstrap interval at 98%: lower bound > 0.5 is the one-sided 1% level
   // the test used; an interval wholly at or below 0.5 refutes; one that
   // straddles it is INCONCLUSIVE, as "neither direction significant" was.
-  const auto ci = DropAurocCi(ctx, member, nonmember);
+  const auto ci = cb::mia::DropAurocCi(ctx, member, nonmember);
   return ctx.Judge({ci}, SettingOf(ctx, runs) + h::StrFormat(", one-sided Mann-Whitney p = %.3g; mean drop "
                                                              "non-members - members %.4f nats/token",
                                                              up.p_value, diff));

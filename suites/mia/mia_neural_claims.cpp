@@ -42,6 +42,7 @@
 #include "reference/mia/mia.h"
 #include "suites/lm/cpu_transformer.h"
 #include "suites/lm/lm_fixtures.h"
+#include "suites/mia/drop_auroc.h"
 #include "suites/mia/neural_experiment.h"
 #include "suites/mia/neural_stats.h"
 
@@ -170,18 +171,6 @@ h::Estimate CiOf(const cb::ref::PairedDiff& d, const NeuralExperimentResult& r) 
   return h::Estimate::Ci(d.mean_diff, d.ci.low, d.ci.high, h::IntervalMethod::kPercentileBootstrap, texts);
 }
 
-// F2's measure: AUROC of the per-text NLL drop, non-members positive, with its
-// stratified bootstrap CI at level 0.98 over the pooled texts (as mia_claims.cpp).
-h::Estimate DropAurocCi(const h::ClaimContext& ctx, const std::vector<double>& member,
-                        const std::vector<double>& nonmember) {
-  std::vector<double> drops = nonmember;
-  drops.insert(drops.end(), member.begin(), member.end());
-  std::vector<int> nonmember_label(drops.size(), 0);
-  std::fill(nonmember_label.begin(), nonmember_label.begin() + nonmember.size(), 1);
-  const auto ci = cb::ref::BootstrapAurocCi(drops, nonmember_label, ctx.ByProfile(300, 1000, 2000), ctx.seed(), 0.98);
-  return h::Estimate::Ci(cb::ref::Auroc(drops, nonmember_label), ci.low, ci.high,
-                         h::IntervalMethod::kPercentileBootstrap, int64_t(drops.size()));
-}
 
 // Runs `body` on the split's experiment; a missing fixture or a model that
 // was not trained on the corpus is UNMEASURABLE with the reason.
@@ -380,7 +369,7 @@ h::Outcome F2(h::ClaimContext& ctx) {
                      .unit = "1", .direction = "lower", .value = up.p_value,
                      .n = int64_t(member.size() + nonmember.size())});
     // The verdict as mia.F2's: the drop's AUROC, 98% bootstrap CI above 0.5.
-    return ctx.Judge({DropAurocCi(ctx, member, nonmember)},
+    return ctx.Judge({cb::mia::DropAurocCi(ctx, member, nonmember)},
                      SettingOf(ctx, r, Split::kWikiMia) +
                          h::StrFormat(", one-sided Mann-Whitney p = %.3g; mean drop members %.4f, "
                                       "non-members %.4f nats/token",

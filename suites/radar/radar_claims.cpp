@@ -163,7 +163,9 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
     const double m = row.hits.empty() ? 0 : h::Mean(row.hits);
     const double se = row.hits.size() > 1 ? std::sqrt(m * (1 - m) / row.hits.size()) : 0;
     means.push_back(m), ses.push_back(se);
-    ci = row.hits.empty() ? h::Interval{0, 0} : h::MeanBootstrapCi(row.hits, ctx.seed());
+    // Wilson, not a bootstrap: recall is a share of 0/1 hits, and a bootstrap
+    // of all-hits is the zero-width [1, 1] whatever the number of segments.
+    ci = h::WilsonInterval(std::accumulate(row.hits.begin(), row.hits.end(), 0.0), double(row.hits.size()));
     ctx.RecordEstimate({.case_name = "needle_recall", .backend = "cpu",
                         .params = {{"d", d}, {"D", row.D}, {"topk", topk}, {"trials", trials}, {"t_max", ts.back()}},
                         .metric = "recall", .unit = "fraction", .direction = "higher", .value = m,
@@ -179,7 +181,7 @@ h::Outcome NeedleRecall(h::ClaimContext& ctx) {
       static_cast<long long>(ts.back()), trials, means[0], means[1], means[2]);
   // No needle segment at all: nothing to judge the criterion on.
   if (rows.back().hits.empty()) return h::Unmeasurable("no segment reached 10x the median mass", setting);
-  return ctx.Judge({h::Estimate::Ci(means.back(), ci.low, ci.high, h::IntervalMethod::kPercentileBootstrap,
+  return ctx.Judge({h::Estimate::Ci(means.back(), ci.low, ci.high, h::IntervalMethod::kWilson,
                                     static_cast<int64_t>(rows.back().hits.size())),
                     h::Estimate::Check(monotone)},
                    setting);
@@ -567,7 +569,7 @@ CB_REGISTER_CLAIM(kRecall,
                    .statement = "Radar's top-k contains the segments whose attention mass is >= 10x the "
                                 "median's; recall does not fall as D grows",
                    .paper_value = "high-probability recovery (theorem)",
-                   .metric = "needle-segment recall at D = 16 d [bootstrap 95% CI over needle segments]",
+                   .metric = "needle-segment recall at D = 16 d [Wilson 95% CI over needle segments]",
                    .criterion = h::AllOf({h::AtLeast(0.95, "recall CI at D = 16 d"),
                                           h::Holds("recall non-decreasing in D within 2 SE")})},
                   NeedleRecall);

@@ -44,7 +44,8 @@ namespace gr = cb::gen::reasoning;
 CB_CLAIM_DEFAULTS({.paper = "ReGenesis (Peng et al.)",
                    .paper_setting = "Mistral-7B-Instruct-v0.3 fine-tuned on self-synthesised paths of one in-domain "
                                     "set at a time; in-domain GSM8K, NumGLUE, ARC-c, ReClor, StrategyQA; OOD ASDiv, "
-                                    "SVAMP, AQuA, OpenBookQA (+2, unverified: BBH, ANLI)"});
+                                    "SVAMP, AQuA, OpenBookQA (+2, unverified: BBH, ANLI)",
+                   .cpu_only = true});
 
 void Exact(h::ClaimContext& ctx, const std::string& case_name, const nlohmann::json& p, const std::string& metric,
            const std::string& unit, double v, int64_t n, const std::string& direction = "none") {

@@ -41,7 +41,8 @@ namespace h = cb::harness;
 
 CB_CLAIM_DEFAULTS({.paper = "See It from My Perspective (Ananthram et al.)",
                    .paper_setting = "A-OKVQA / CVQA, ArtELingo, Dollar Street; LLaVA-1.5, BLIP2, mBLIP, Qwen-VL, "
-                                    "mLLaVA (Llama2 / Baichuan2 bases); prompts in English and Chinese"});
+                                    "mLLaVA (Llama2 / Baichuan2 bases); prompts in English and Chinese",
+                   .cpu_only = true});
 
 // Simulated generations: `n` items per region, `west_options` / `east_options`
 // options, the answer text names a uniformly random option (p_mention), says
