@@ -185,18 +185,18 @@ std::vector<ClaimDef>& Registry() {
 // thread), so no lock; constant-initialised, so safe before any of them.
 constinit bool checks_filled = false;
 
-// A check's paper fields are its paper claim's; filled once, after static
-// initialisation (a check may register before the claim it checks).
+// A check's kind and paper fields are those of the claim it checks; filled
+// after static initialisation (a check may register before that claim).
 void FillChecks(std::vector<ClaimDef>& claims) {
   for (ClaimDef& c : claims) {
     if (c.spec.check_of.empty()) continue;
     const auto at = std::find_if(claims.begin(), claims.end(),
                                  [&](const ClaimDef& p) { return p.spec.id == c.spec.check_of; });
-    if (at == claims.end() || !at->spec.check_of.empty() || at->spec.kind != ClaimKind::kPaper) {
+    if (at == claims.end() || !at->spec.check_of.empty()) {
       throw std::logic_error("claim " + c.spec.id + " checks '" + c.spec.check_of +
-                             "', which is not a registered paper claim");
+                             "', which is not a registered claim of its own");
     }
-    c.spec.kind = ClaimKind::kPaper;
+    c.spec.kind = at->spec.kind;
     c.spec.paper = at->spec.paper;
     c.spec.section = at->spec.section;
     c.spec.statement = at->spec.statement;
@@ -238,7 +238,7 @@ ClaimRegistration::ClaimRegistration(const ClaimDefaults& defaults, ClaimSpec sp
                              " and restates its paper fields; leave them to that claim");
     }
     if (spec.kind != ClaimKind::kPaper) {
-      throw std::logic_error("claim " + spec.id + " checks a paper claim, so it is one itself");
+      throw std::logic_error("claim " + spec.id + " takes its kind from " + spec.check_of + "; leave it unset");
     }
   }
   auto fill = [](std::string& field, const std::string& value) {

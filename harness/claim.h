@@ -109,9 +109,9 @@ struct ClaimSpec {
   std::string id;             // "<suite>.<tag>", unique, e.g. "harness.H2"
   std::string suite;          // filled from the id at registration; leave it empty
   ClaimKind kind = ClaimKind::kPaper;
-  // Another check of the paper claim with this id ("mia.K2" for
-  // "mia.K2-lm"): paper, section, statement, paper value and setting are
-  // that claim's, so leave them empty here.
+  // Another check of the claim with this id ("mia.K1-wikimia" for
+  // "mia.K1-wikimia-lm"): kind, paper, section, statement, paper value and
+  // setting are that claim's, so leave them empty (and kind unset) here.
   std::string check_of;
   std::string paper;          // short citation (usually from CB_CLAIM_DEFAULTS)
   std::string section;        // where in the paper: "§3.2, Table 4"
@@ -230,9 +230,10 @@ struct ClaimDef {
   ClaimFn run;
 };
 
-// Every registered claim, in id order, with the paper fields of each check
-// filled from the claim it checks (ClaimSpec::check_of).
-// Throws std::logic_error when a check_of names no registered paper claim.
+// Every registered claim, in id order, with the kind and paper fields of each
+// check filled from the claim it checks (ClaimSpec::check_of).
+// Throws std::logic_error when a check_of names no registered claim, or a
+// claim that is itself a check.
 const std::vector<ClaimDef>& RegisteredClaims();
 
 // An UNMEASURABLE outcome with its reason (a requirement the claim checks

@@ -366,6 +366,18 @@ TEST(Registration, ACheckTakesThePaperFieldsOfTheClaimItChecks) {
   EXPECT_EQ(check->spec.section, "Table 2");
   EXPECT_EQ(check->spec.paper_value, "+5 points");
   EXPECT_EQ(check->spec.paper_setting, "7B model");
+  // A check of a prerequisite is a prerequisite.
+  ClaimRegistration({.paper = "P"},
+                    {.id = "selftest.Q1", .kind = ClaimKind::kPrerequisite, .statement = "exact by construction",
+                     .criterion = Equals(0)},
+                    nullptr);
+  ClaimRegistration({.paper = "P"}, {.id = "selftest.Q1-lm", .check_of = "selftest.Q1", .criterion = Equals(0)},
+                    nullptr);
+  const auto q = std::find_if(RegisteredClaims().begin(), RegisteredClaims().end(),
+                              [](const ClaimDef& d) { return d.spec.id == "selftest.Q1-lm"; });
+  ASSERT_NE(q, RegisteredClaims().end());
+  EXPECT_EQ(q->spec.kind, ClaimKind::kPrerequisite);
+  EXPECT_EQ(q->spec.statement, "exact by construction");
   // A check that restates the paper is refused: the words live once.
   EXPECT_THROW(ClaimRegistration({.paper = "P"},
                                  {.id = "selftest.K1-x", .check_of = "selftest.K1", .statement = "copy",

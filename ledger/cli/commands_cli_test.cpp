@@ -190,10 +190,12 @@ TEST_F(CliTest, EveryRegisteredCriterionCanPassAndFail) {
     paper += kind == "paper";
     prerequisite += kind == "prerequisite";
     EXPECT_TRUE(kind == "paper" || kind == "prerequisite");
-    // A check of another claim carries that claim's statement.
-    if (!c.at("check_of").get<std::string>().empty()) {
-      EXPECT_EQ(kind, "paper");
-      EXPECT_FALSE(c.at("statement").get<std::string>().empty());
+    // A check of another claim carries that claim's kind and statement.
+    if (const std::string of = c.at("check_of"); !of.empty()) {
+      const auto checked = std::find_if(claims.begin(), claims.end(), [&](const auto& x) { return x.at("id") == of; });
+      ASSERT_NE(checked, claims.end());
+      EXPECT_EQ(c.at("kind"), checked->at("kind"));
+      EXPECT_EQ(c.at("statement"), checked->at("statement"));
     }
   }
   EXPECT_EQ(paper + prerequisite, static_cast<int>(claims.size()));

@@ -416,16 +416,11 @@ CB_REGISTER_CLAIM(k1m_lm, {.id = "mia.K1-mimir-lm",
                            .criterion = GainAbove0("AUROC gain"),
                            .criterion_reason = kAboveReason},
                   [](h::ClaimContext& ctx) { return K1(ctx, Split::kMimir); });
-// A prerequisite like mia.K2 (by construction), so not a check_of it: a
-// check belongs to a paper claim. Its statement is its own.
+// A check of the prerequisite mia.K2 (by construction) on the trained
+// transformer's logits.
 CB_REGISTER_CLAIM(k2_lm, {.id = "mia.K2-lm",
-                          .kind = h::ClaimKind::kPrerequisite,
-                          .section = "§3 (score definition)",
-                          .statement = "The Min-K%++ token score is invariant to adding a constant to a trained "
-                                       "transformer's logits",
-                          .paper_value = "exact (by construction)",
-                          .paper_setting = "any model",
-                          .metric = "max |s_t(z + c) - s_t(z)| over the model's rows and shifts, fp64",
+                          .check_of = "mia.K2",
+                          .metric = "max |s_t(z + c) - s_t(z)| over the trained transformer's rows and shifts, fp64",
                           .criterion = h::AtMost(1e-9, "max |s_t change| (rounding only)")},
                   K2);
 CB_REGISTER_CLAIM(f1_lm, {.id = "mia.F1-lm",
