@@ -260,8 +260,9 @@ CB_REGISTER_CLAIM(kP2, {.id = "cbplm.P2", .section = "§4.2 interventions (Fig. 
                         // baseline that moves it backwards proves nothing).
                         .criterion = h::AllOf({h::AtLeast(0, "mean eff_cbm - 3 mean eff_pre CI"),
                                                h::Above(0, "mean eff_cbm CI")}),
-                        .criterion_reason = "added the absolute leaf mean eff_cbm CI > 0 (issue 49: a "
-                                            "comparison claim carries one)"},
+                        .criterion_reason = "2026-12-08, issue 49: added the absolute leaf mean eff_cbm CI > 0 "
+                                            "(0 = no effect, fixed by the task, not by a result); written "
+                                            "before this change's first run; the 3x leaf is unchanged"},
                   InterventionsBeatConditioning);
 
 // ---------------------------------------------------------------------------
@@ -367,8 +368,10 @@ CB_REGISTER_CLAIM(kP4, {.id = "cbplm.P4", .section = "§4.1 (perplexity, Table 1
                         .criterion = h::AllOf({h::AtMost(1.10, "perplexity ratio CI"),
                                                h::Below(20, "CB masked perplexity CI (uniform over 20 "
                                                             "residues: 20)")}),
-                        .criterion_reason = "added the absolute leaf CB perplexity CI < 20, the uniform "
-                                            "guess (issue 49: a comparison claim carries one)"},
+                        .criterion_reason = "2026-12-08, issue 49: added the absolute leaf CB perplexity "
+                                            "CI < 20 (a uniform guess over 20 residues, fixed by the task, "
+                                            "not by a result); written before this change's first run; the "
+                                            "1.10 ratio leaf is unchanged"},
                   PerplexityComparable);
 
 }  // namespace
